@@ -1,0 +1,11 @@
+"""Load the suite's pytest plugin and its step definitions for every run in this checkout."""
+
+pytest_plugins = [
+    "skill_conformance.pytest_plugin",
+    "steps.shared",
+    "steps.skill_manager_cap",
+    "steps.extension_registry",
+    "steps.agent_factory",
+    "steps.skill_tool_registration",
+    "steps.skill_tools",
+]

@@ -1,0 +1,223 @@
+"""The state one scenario carries from step to step.
+
+Steps never hold an implementation themselves: they describe the world, then ask
+:class:`ScenarioContext` for the system, which is opened and started on first use, after the
+skills described so far have been written to disk.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TypeVar
+
+from skill_conformance.port import (
+    AgentPath,
+    ErrorKind,
+    Implementation,
+    McpChild,
+    RunRecord,
+    Setup,
+    SkillListing,
+    SkillSystemError,
+    ToolsChild,
+)
+from skill_conformance.runner import BlockingSkillSystem, blocking
+from skill_conformance.world import ServerLog, World, pid_alive
+
+__all__ = ["Outcome", "ScenarioContext"]
+
+T = TypeVar("T")
+
+
+@dataclass
+class Outcome:
+    """The result of the last call a scenario made: a value, or an error of the port."""
+
+    value: object = None
+    error: SkillSystemError | None = None
+
+    def texts(self) -> list[str]:
+        """Every text the caller got back, result and error alike."""
+        found = [] if self.value is None else [str(self.value)]
+        if self.error is not None:
+            found.append(self.error.message)
+        return found
+
+
+@dataclass
+class ScenarioContext:
+    """One scenario's world, its system under test and what the steps observed."""
+
+    implementation: Implementation
+    world: World
+    timeout: float
+    children: list[ToolsChild | McpChild] = field(default_factory=list)
+    skills_tools_provider: bool = True
+    outcome: Outcome | None = None
+    run: RunRecord | None = None
+    listing: list[SkillListing] | None = None
+    runs: int = 0
+    _system: BlockingSkillSystem | None = None
+    _entered: bool = False
+    _tools: list[str] | None = None
+    _agent: tuple[AgentPath, Outcome] | None = None
+
+    @property
+    def started(self) -> bool:
+        """Whether the system has been opened and started."""
+        return self._system is not None
+
+    @property
+    def system(self) -> BlockingSkillSystem:
+        """The system under test, opened and started on first use."""
+        if self._system is None:
+            self.world.write()
+            setup = Setup(
+                skills_dir=self.world.skills_dir,
+                children=tuple(self.children),
+                skills_tools_provider=self.skills_tools_provider,
+                workdir=self.world.scratch,
+            )
+            system = blocking(self.implementation.open(setup), self.timeout)
+            self._system = system
+            system.start()
+        return self._system
+
+    def start(self) -> None:
+        """Open and start the system (the pool's start-up), if that has not happened yet."""
+        _ = self.system
+
+    def rebuild(self) -> None:
+        """Write the skills as now described and have the pool rebuild them."""
+        self.world.write()
+        self.system.rebuild()
+        self._tools = None
+
+    def refresh_tools(self) -> list[str]:
+        """List, in a real agent run, the tools the model is offered."""
+        self._tools = list(self.system.tool_names())
+        self.runs += 1
+        return self._tools
+
+    def tools(self) -> list[str]:
+        """The tools last listed, listing them now if they have not been."""
+        return self._tools if self._tools is not None else self.refresh_tools()
+
+    def call_tool(self, tool: str, arguments: str) -> RunRecord:
+        """Run an agent whose model calls ``tool`` with the JSON object ``arguments``."""
+        parsed = json.loads(arguments)
+        assert isinstance(parsed, dict), f"tool arguments must be a JSON object: {arguments}"
+        self.runs += 1
+        self.run = self.system.run_tool(tool, parsed)
+        return self.run
+
+    def last_run(self) -> RunRecord:
+        """The record of the last agent run that called a tool."""
+        assert self.run is not None, "no agent run called a tool in this scenario"
+        return self.run
+
+    def create_agent(self, path: AgentPath) -> None:
+        """Create an agent through ``path`` and keep what it is offered, or the error."""
+        self._agent = (path, self.attempt(lambda: list(self.system.agent_tool_names(path))))
+
+    def agent_path(self) -> AgentPath:
+        """The path of the agent this scenario created."""
+        assert self._agent is not None, "no agent was created in this scenario"
+        return self._agent[0]
+
+    def agent_tools(self) -> list[str]:
+        """The tools the created agent is offered (it must have been created without error)."""
+        assert self._agent is not None, "no agent was created in this scenario"
+        outcome = self._agent[1]
+        assert outcome.error is None, f"creating the agent failed: {outcome.error}"
+        assert isinstance(outcome.value, list)
+        return [str(name) for name in outcome.value]
+
+    def last_outcome(self) -> Outcome:
+        """The outcome of the last call made through :meth:`attempt`."""
+        assert self.outcome is not None, "no call was made in this scenario"
+        return self.outcome
+
+    def expect_value(self) -> object:
+        """The value of the last call, which must not have failed."""
+        outcome = self.last_outcome()
+        assert outcome.error is None, f"the call failed: {outcome.error}"
+        return outcome.value
+
+    def expect_error(self, kind: ErrorKind) -> SkillSystemError:
+        """The error of the last call, which must have failed with ``kind``."""
+        outcome = self.last_outcome()
+        assert outcome.error is not None, f"the call did not fail; it returned {outcome.value!r}"
+        assert outcome.error.kind == kind, f"the call failed with {outcome.error}, not {kind}"
+        return outcome.error
+
+    def wait_until_no_server_runs(self, timeout: float = 5.0) -> list[str]:
+        """Wait (bounded) until no test MCP server runs; return those still running."""
+        deadline = time.monotonic() + timeout
+        running = self.servers.running()
+        while running and time.monotonic() < deadline:
+            time.sleep(0.05)
+            running = self.servers.running()
+        return running
+
+    def attempt(self, call: Callable[[], T]) -> Outcome:
+        """Make ``call`` and keep its value or its port error as the scenario's outcome."""
+        try:
+            self.outcome = Outcome(value=call())
+        except SkillSystemError as error:
+            self.outcome = Outcome(error=error)
+        return self.outcome
+
+    def enter(self) -> None:
+        """Enter the skill manager."""
+        self.system.enter()
+        self._entered = True
+        self._tools = None
+
+    def exit(self) -> None:
+        """Exit the skill manager."""
+        self.system.exit()
+        self._entered = False
+        self._tools = None
+
+    @property
+    def servers(self) -> ServerLog:
+        """What this world's test MCP servers recorded."""
+        return ServerLog(self.world.mcp_log)
+
+    def close(self) -> list[int]:
+        """Close the system; return the pids of test servers it left running (now killed)."""
+        try:
+            if self._system is not None:
+                try:
+                    if self._entered:
+                        self._system.exit()
+                finally:
+                    self._system.close()
+        finally:
+            leftovers = wait_for_exit(self.servers.pids(), timeout=5.0)
+            for pid in leftovers:
+                _kill(pid)
+            self.world.teardown()
+        return leftovers
+
+
+def wait_for_exit(pids: set[int], timeout: float) -> list[int]:
+    """Wait (bounded) until the processes ``pids`` have exited; return those still alive."""
+    deadline = time.monotonic() + timeout
+    alive = sorted(pid for pid in pids if pid_alive(pid))
+    while alive and time.monotonic() < deadline:
+        time.sleep(0.05)
+        alive = [pid for pid in alive if pid_alive(pid)]
+    return alive
+
+
+def _kill(pid: int) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGKILL)

@@ -1,0 +1,59 @@
+"""Find the implementation that ``--impl`` names.
+
+``--impl`` takes a registered name (``reference``, ``agentpool``, ``wolfharness``) or
+``package.module:Attribute`` for an adapter living anywhere on the import path. The attribute is
+an :class:`~skill_conformance.port.Implementation`, or a class or function that returns one
+when called with no arguments.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping
+
+from skill_conformance.port import Implementation
+
+__all__ = ["ADAPTERS", "AdapterLoadError", "load_implementation"]
+
+ADAPTERS: Mapping[str, str] = {
+    "reference": "skill_conformance.adapters.reference:ReferenceImplementation",
+    "agentpool": "skill_conformance.adapters.agentpool:AgentpoolImplementation",
+    "wolfharness": "skill_conformance.adapters.agentpool:AgentpoolImplementation",
+}
+
+
+class AdapterLoadError(Exception):
+    """``--impl`` could not be turned into an implementation; the message is one line."""
+
+
+def load_implementation(spec: str) -> Implementation:
+    """Import and instantiate the implementation ``spec`` names."""
+    target = ADAPTERS.get(spec, spec)
+    module_name, colon, attribute = target.partition(":")
+    if not colon or not module_name or not attribute:
+        known = ", ".join(sorted(ADAPTERS))
+        raise AdapterLoadError(
+            f"--impl {spec!r}: not a registered adapter ({known}) nor 'package.module:Class'"
+        )
+    try:
+        module = importlib.import_module(module_name)
+    except Exception as error:
+        raise AdapterLoadError(
+            f"--impl {spec!r}: cannot import {module_name}: {type(error).__name__}: {error}"
+        ) from None
+    try:
+        factory = getattr(module, attribute)
+    except AttributeError:
+        raise AdapterLoadError(f"--impl {spec!r}: {module_name} has no {attribute!r}") from None
+    try:
+        implementation = factory() if callable(factory) else factory
+    except Exception as error:
+        raise AdapterLoadError(
+            f"--impl {spec!r}: {attribute}() failed: {type(error).__name__}: {error}"
+        ) from None
+    if not isinstance(implementation, Implementation):
+        raise AdapterLoadError(
+            f"--impl {spec!r}: {attribute} gave {type(implementation).__name__}, which lacks "
+            "name, version, unsupported or open() of skill_conformance.port.Implementation"
+        )
+    return implementation

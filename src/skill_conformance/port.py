@@ -1,0 +1,274 @@
+"""The implementation port: the one surface the step definitions talk to.
+
+An implementation under test is plugged in as an :class:`Implementation`. For each scenario the
+suite writes real SKILL.md directories into a fresh temporary directory, describes the rest of the
+world in a :class:`Setup`, and calls :meth:`Implementation.open`. What comes back is an
+:class:`AsyncSkillSystem`: every question a scenario asks, answered with plain data.
+
+Implementations are asynchronous; pytest-bdd steps are not. :func:`blocking` (in
+``skill_conformance.runner``) gives the steps a synchronous :class:`SkillSystem` that runs every
+call on one event loop, in one task, each wait bounded.
+
+Errors cross the port as :class:`SkillSystemError` with an :class:`ErrorKind`. Anything else an
+implementation raises is a crash of the implementation, reported as such.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+__all__ = [
+    "Ability",
+    "AgentPath",
+    "AsyncSkillSystem",
+    "ErrorKind",
+    "Implementation",
+    "McpChild",
+    "RunRecord",
+    "Scope",
+    "ServerCommand",
+    "Setup",
+    "SkillListing",
+    "SkillSystem",
+    "SkillSystemError",
+    "ToolsChild",
+]
+
+
+class ErrorKind(StrEnum):
+    """The kinds of error the specs name."""
+
+    NOT_FOUND = "not-found"
+    SECURITY = "security"
+    INVALID_CONFIG = "invalid-config"
+
+
+class SkillSystemError(Exception):
+    """An error of the implementation, mapped by its adapter to a kind the specs name."""
+
+    def __init__(self, kind: ErrorKind, message: str) -> None:
+        super().__init__(f"{kind}: {message}")
+        self.kind = kind
+        self.message = message
+
+
+class Ability(StrEnum):
+    """Optional abilities a scenario may need; its ``@needs:<ability>`` tags name them.
+
+    An adapter lists those it lacks in :attr:`Implementation.unsupported`, each with a reason,
+    and the scenarios needing them are reported as not applicable.
+    """
+
+    MCP = "mcp"
+    """Starts the MCP servers skills declare, as real stdio processes."""
+    LIFECYCLE = "lifecycle"
+    """Can enter and exit the skill manager explicitly."""
+    POOL_REBUILD = "pool-rebuild"
+    """Builds the skill manager the way a pool does, can rebuild it, and has a registry."""
+    CHILD_SESSION = "child-session"
+    """Creates agents for child sessions through the agent factory."""
+    STANDALONE_AGENT = "standalone-agent"
+    """Creates standalone agents, without a session pool."""
+    REMOTE_SKILLS = "remote-skills"
+    """Discovers skills offered by a remote (MCP) skill provider."""
+    SYMLINKS = "symlinks"
+    """The platform can create symbolic links (the suite checks this itself)."""
+
+
+class Scope(StrEnum):
+    """The registry scopes a skill must be visible at."""
+
+    POOL = "pool"
+    SESSION = "session"
+    AGENT = "agent"
+    TURN = "turn"
+
+
+class AgentPath(StrEnum):
+    """Agent creation paths other than the session pool's own."""
+
+    CHILD_SESSION = "child-session"
+    STANDALONE = "standalone"
+
+
+@dataclass(frozen=True)
+class ServerCommand:
+    """How to start a stdio MCP server: the suite's own test server, or any other."""
+
+    command: str
+    args: tuple[str, ...] = ()
+    env: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ToolsChild:
+    """A non-skill child capability offering plain Python tools; not a skill resource.
+
+    Each tool takes no arguments and returns the text ``"{label}:{tool}"``.
+    """
+
+    label: str
+    tools: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class McpChild:
+    """A non-skill child that is an MCP server.
+
+    Its tools are offered unprefixed; the skills it offers (as MCP resources) are remote skills
+    whose source is ``label``.
+    """
+
+    label: str
+    server: ServerCommand
+
+
+@dataclass(frozen=True)
+class Setup:
+    """Everything an implementation is opened on, for one scenario.
+
+    Attributes:
+        skills_dir: A directory of skill directories, each with a ``SKILL.md``.
+        children: Non-skill children of the skill manager, in order.
+        skills_tools_provider: Whether the host offers a skill tools provider
+            (``load_skill``/``list_skills``) to the agents it creates.
+        workdir: A scratch directory the adapter may use; removed after the scenario.
+
+    """
+
+    skills_dir: Path
+    children: tuple[ToolsChild | McpChild, ...] = ()
+    skills_tools_provider: bool = True
+    workdir: Path | None = None
+
+
+@dataclass(frozen=True)
+class SkillListing:
+    """One entry of what ``list_skills`` returns."""
+
+    name: str
+    description: str
+    source: str
+    uri: str | None = None
+
+
+@dataclass(frozen=True)
+class ResolvedSkill:
+    """What a ``skill://`` URI resolved to."""
+
+    name: str
+    instructions: str
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """One agent run in which the model called one tool.
+
+    Attributes:
+        offered: The tool names the model was offered in that run, in order.
+        result: What the tool returned to the model.
+
+    """
+
+    offered: tuple[str, ...]
+    result: object
+
+
+class AsyncSkillSystem(Protocol):
+    """One implementation, opened on one :class:`Setup`, for one scenario.
+
+    Methods are called in scenario order on a single task of one event loop. An operation that
+    needs an ability the adapter declared unsupported is never called.
+    """
+
+    async def start(self) -> None:
+        """Build the skill manager the way production does (the pool's start-up path).
+
+        Called once, before any other operation. Must start no MCP server process.
+        """
+
+    async def tool_names(self) -> Sequence[str]:
+        """The tool names the model is offered in a real agent run, in order."""
+
+    async def run_tool(self, name: str, arguments: Mapping[str, object]) -> RunRecord:
+        """Run an agent whose model calls tool ``name`` with ``arguments`` once."""
+
+    async def load_skill(self, skill: str, arguments: str | None = None) -> str:
+        """Call the real ``load_skill`` tool with a bare name or a ``skill://`` URI."""
+
+    async def list_skills(self) -> Sequence[SkillListing]:
+        """Call the real ``list_skills`` tool and return its entries."""
+
+    async def resolve_uri(self, uri: str) -> ResolvedSkill:
+        """Resolve ``uri`` through the URI resolver backed by the extension registry."""
+
+    async def registry_skill_names(self, scope: Scope) -> Sequence[str]:
+        """Names of all skills the registry's visible skill resources list at ``scope``.
+
+        A skill listed by two registered resources appears twice.
+        """
+
+    async def rebuild(self) -> None:
+        """Rescan the skills directory and rebuild, through the pool's rebuild path."""
+
+    async def enter(self) -> None:
+        """Enter the skill manager (its async context)."""
+
+    async def exit(self) -> None:
+        """Exit the skill manager entered by :meth:`enter`."""
+
+    async def agent_tool_names(self, path: AgentPath) -> Sequence[str]:
+        """Create an agent through ``path`` and return the tool names its model is offered."""
+
+    async def agent_load_skill(self, path: AgentPath, skill: str) -> str:
+        """Create an agent through ``path`` and call its own ``load_skill`` tool."""
+
+    def problems(self) -> Sequence[str]:
+        """Problems reported so far (bad skills, failed imports), one line each."""
+
+    async def close(self) -> None:
+        """Release everything; after this no process the system started may be left running."""
+
+
+class SkillSystem(Protocol):
+    """The synchronous facade of :class:`AsyncSkillSystem` that the steps use."""
+
+    def start(self) -> None: ...  # noqa: D102
+    def tool_names(self) -> Sequence[str]: ...  # noqa: D102
+    def run_tool(self, name: str, arguments: Mapping[str, object]) -> RunRecord: ...  # noqa: D102
+    def load_skill(self, skill: str, arguments: str | None = None) -> str: ...  # noqa: D102
+    def list_skills(self) -> Sequence[SkillListing]: ...  # noqa: D102
+    def resolve_uri(self, uri: str) -> ResolvedSkill: ...  # noqa: D102
+    def registry_skill_names(self, scope: Scope) -> Sequence[str]: ...  # noqa: D102
+    def rebuild(self) -> None: ...  # noqa: D102
+    def enter(self) -> None: ...  # noqa: D102
+    def exit(self) -> None: ...  # noqa: D102
+    def agent_tool_names(self, path: AgentPath) -> Sequence[str]: ...  # noqa: D102
+    def agent_load_skill(self, path: AgentPath, skill: str) -> str: ...  # noqa: D102
+    def problems(self) -> Sequence[str]: ...  # noqa: D102
+    def close(self) -> None: ...  # noqa: D102
+
+
+@runtime_checkable
+class Implementation(Protocol):
+    """An implementation under test, as ``--impl`` selects it.
+
+    Attributes:
+        name: Short name shown in reports (``reference``, ``agentpool``...).
+        version: The implementation's version, shown in the results header.
+        unsupported: Abilities this adapter cannot provide, each with the reason shown
+            for the scenarios that need it.
+
+    """
+
+    name: str
+    version: str
+    unsupported: Mapping[Ability, str]
+
+    def open(self, setup: Setup) -> AsyncSkillSystem:
+        """Prepare (but do not start) a system for one scenario."""
+        ...

@@ -1,0 +1,194 @@
+"""The pytest plugin that runs the generated features against an implementation.
+
+It adds the options ``--impl`` and ``--scenario-timeout``, turns the features' ``@key:value``
+tags into ``spec`` markers, reports a scenario that needs an ability the adapter lacks as not
+applicable (with the adapter's reason), classifies every scenario's verdict, and prints a summary
+per capability and requirement at the end of the run.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Generator, Iterator
+from pathlib import Path
+
+import pytest
+
+from skill_conformance.context import ScenarioContext
+from skill_conformance.loading import AdapterLoadError, load_implementation
+from skill_conformance.port import Ability, Implementation
+from skill_conformance.verdicts import NOT_APPLICABLE, Ledger, ScenarioInfo, verdict_of
+from skill_conformance.world import World
+
+__all__ = ["NOT_APPLICABLE"]
+
+_LEDGER = pytest.StashKey[Ledger]()
+_IMPLEMENTATION = pytest.StashKey[Implementation]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """Add the suite's options."""
+    group = parser.getgroup("skill-conformance")
+    group.addoption(
+        "--impl",
+        default=os.environ.get("SKILL_CONFORMANCE_IMPL", "reference"),
+        help="implementation under test: reference (default), agentpool, wolfharness, "
+        "or package.module:Class",
+    )
+    group.addoption(
+        "--scenario-timeout",
+        type=float,
+        default=30.0,
+        help="seconds each call into the implementation may take (default 30)",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Register markers and load the implementation once, failing in one line if it cannot."""
+    config.addinivalue_line("markers", "spec(key, value): a tag of the generated features")
+    config.stash[_LEDGER] = Ledger()
+    try:
+        config.stash[_IMPLEMENTATION] = load_implementation(config.getoption("--impl"))
+    except AdapterLoadError as error:
+        raise pytest.UsageError(str(error)) from None
+
+
+def implementation_of(config: pytest.Config) -> Implementation:
+    """The implementation this run tests."""
+    return config.stash[_IMPLEMENTATION]
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_bdd_apply_tag(tag: str, function: Callable[..., object]) -> bool | None:
+    """Turn ``@key:value`` tags into ``spec`` markers instead of markers named after the tag."""
+    key, colon, value = tag.partition(":")
+    if not colon:
+        return None
+    pytest.mark.spec(key, value)(function)
+    return True
+
+
+def _spec_tags(item: pytest.Item) -> dict[str, list[str]]:
+    tags: dict[str, list[str]] = {}
+    for marker in item.iter_markers("spec"):
+        key, value = marker.args
+        tags.setdefault(key, []).append(value)
+    return tags
+
+
+def _info(item: pytest.Item) -> ScenarioInfo | None:
+    tags = _spec_tags(item)
+    if "id" not in tags:
+        return None
+    feature, scenario, rule = _names(item)
+    return ScenarioInfo(
+        nodeid=item.nodeid,
+        capability=tags.get("capability", ["?"])[0],
+        requirement=rule or tags.get("requirement", ["?"])[0],
+        scenario=scenario,
+        feature=feature,
+        scenario_id=tags["id"][0],
+        needs=tuple(tags.get("needs", ())),
+    )
+
+
+def _names(item: pytest.Item) -> tuple[str, str, str | None]:
+    from pytest_bdd import scenario as bdd_scenario
+
+    function = getattr(item, "obj", None)
+    registry = getattr(bdd_scenario, "scenario_wrapper_template_registry", {})
+    template = registry.get(function) if function is not None else None
+    if template is None:
+        return "?", item.name, None
+    rule = template.rule.name if template.rule is not None else None
+    return template.feature.name, template.name, rule
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Record which scenarios were collected, for the summary."""
+    ledger = config.stash[_LEDGER]
+    for item in items:
+        info = _info(item)
+        if info is not None:
+            ledger.collected[item.nodeid] = info
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Skip, as not applicable, a scenario whose needs the implementation lacks."""
+    needs = _spec_tags(item).get("needs", [])
+    if not needs:
+        return
+    implementation = implementation_of(item.config)
+    unsupported = dict(implementation.unsupported)
+    if Ability.SYMLINKS.value in needs and not _can_symlink():
+        unsupported.setdefault(Ability.SYMLINKS, "this platform cannot create symbolic links")
+    for need in needs:
+        try:
+            ability = Ability(need)
+        except ValueError:
+            pytest.fail(f"scenario needs unknown ability {need!r}", pytrace=False)
+        if ability in unsupported:
+            pytest.skip(f"{NOT_APPLICABLE}: {implementation.name}: {unsupported[ability]}")
+
+
+def _can_symlink() -> bool:
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as directory:
+        try:
+            os.symlink("target", Path(directory) / "link")
+        except OSError:
+            return False
+    return True
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """Classify each scenario's verdict; attach it to the report for JUnit and the summary."""
+    report = yield
+    ledger = item.config.stash[_LEDGER]
+    info = ledger.collected.get(item.nodeid)
+    if info is not None:
+        verdict = verdict_of(report, call)
+        if verdict is not None:
+            report.user_properties.append(("verdict", verdict))
+            report.user_properties.append(("scenario_id", info.scenario_id))
+            ledger.record(item.nodeid, verdict, report)
+    return report
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    """Name the implementation under test at the top of the run."""
+    implementation = implementation_of(config)
+    return [f"skill-conformance: implementation {implementation.name} {implementation.version}"]
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """Print the per-capability, per-requirement summary."""
+    ledger = terminalreporter.config.stash[_LEDGER]
+    if not ledger.verdicts:
+        return
+    implementation = implementation_of(terminalreporter.config)
+    terminalreporter.section(f"skill-conformance: {implementation.name} {implementation.version}")
+    for line in ledger.summary_lines():
+        terminalreporter.write_line(line)
+
+
+@pytest.fixture
+def conformance(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[ScenarioContext]:
+    """The context of one scenario: its world, its system under test, what steps observed."""
+    context = ScenarioContext(
+        implementation=implementation_of(request.config),
+        world=World(tmp_path),
+        timeout=request.config.getoption("--scenario-timeout"),
+    )
+    yield context
+    leftovers = context.close()
+    if leftovers:
+        pytest.fail(
+            f"{context.implementation.name} left MCP server processes running after close: "
+            f"{leftovers} (killed)",
+            pytrace=False,
+        )

@@ -1,0 +1,180 @@
+"""Run an asynchronous implementation behind the synchronous port the steps use.
+
+Each scenario gets its own event loop on a private thread, and one task on that loop runs every
+call in order. One task matters: MCP clients enter anyio cancel scopes that must be exited by the
+task that entered them. Every wait is bounded; an implementation that overruns is reported as hung.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import threading
+from collections.abc import Awaitable, Coroutine, Mapping, Sequence
+from typing import Any, TypeVar
+
+from skill_conformance.port import (
+    AgentPath,
+    AsyncSkillSystem,
+    ResolvedSkill,
+    RunRecord,
+    Scope,
+    SkillListing,
+    SkillSystemError,
+)
+
+__all__ = ["BlockingSkillSystem", "ImplementationCrash", "ImplementationHang", "blocking"]
+
+T = TypeVar("T")
+
+_GRACE = 5.0
+"""Seconds the caller waits past the in-loop timeout before declaring the loop itself stuck."""
+
+
+class ImplementationCrash(Exception):
+    """The implementation raised something other than a :class:`SkillSystemError`."""
+
+    def __init__(self, operation: str, error: BaseException) -> None:
+        super().__init__(f"{operation}() crashed: {type(error).__name__}: {error}")
+        self.operation = operation
+        self.error = error
+
+
+class ImplementationHang(Exception):
+    """The implementation did not answer within the timeout."""
+
+    def __init__(self, operation: str, timeout: float) -> None:
+        super().__init__(f"{operation}() did not finish within {timeout:g} s")
+        self.operation = operation
+        self.timeout = timeout
+
+
+class _Actor:
+    """An event loop on a daemon thread with one task that awaits submitted coroutines in turn."""
+
+    def __init__(self) -> None:
+        self._loop = asyncio.new_event_loop()
+        self._queue: asyncio.Queue[tuple[Awaitable[Any], concurrent.futures.Future[Any], float]]
+        ready = threading.Event()
+        self._thread = threading.Thread(
+            target=self._serve, args=(ready,), name="skill-conformance-loop", daemon=True
+        )
+        self._thread.start()
+        ready.wait()
+
+    def _serve(self, ready: threading.Event) -> None:
+        asyncio.set_event_loop(self._loop)
+        self._queue = asyncio.Queue()
+        self._task = self._loop.create_task(self._work())
+        self._loop.call_soon(ready.set)
+        self._loop.run_forever()
+
+    async def _work(self) -> None:
+        while True:
+            awaitable, future, timeout = await self._queue.get()
+            deadline = asyncio.timeout(timeout)
+            try:
+                async with deadline:
+                    result = await awaitable
+            except TimeoutError as error:
+                future.set_exception(_Timeout() if deadline.expired() else error)
+            except BaseException as error:
+                future.set_exception(error)
+                if isinstance(error, asyncio.CancelledError):
+                    raise
+            else:
+                future.set_result(result)
+
+    def call(self, awaitable: Awaitable[T], timeout: float) -> T:
+        future: concurrent.futures.Future[T] = concurrent.futures.Future()
+        self._loop.call_soon_threadsafe(self._queue.put_nowait, (awaitable, future, timeout))
+        return future.result(timeout + _GRACE)
+
+    def stop(self) -> None:
+        def shutdown() -> None:
+            for task in asyncio.all_tasks(self._loop):
+                task.cancel()
+            self._loop.call_later(0.2, self._loop.stop)
+
+        if self._loop.is_running():
+            self._loop.call_soon_threadsafe(shutdown)
+            self._thread.join(timeout=_GRACE)
+        if not self._thread.is_alive():
+            self._loop.close()
+
+
+class _Timeout(Exception):
+    """Internal marker: the in-loop timeout fired (as opposed to the implementation's own)."""
+
+
+class BlockingSkillSystem:
+    """The synchronous :class:`~skill_conformance.port.SkillSystem` over an async one."""
+
+    def __init__(self, system: AsyncSkillSystem, timeout: float) -> None:
+        self._system = system
+        self._timeout = timeout
+        self._actor = _Actor()
+
+    def _run(self, operation: str, coroutine: Coroutine[Any, Any, T]) -> T:
+        try:
+            return self._actor.call(coroutine, self._timeout)
+        except SkillSystemError:
+            raise
+        except (_Timeout, concurrent.futures.TimeoutError):
+            raise ImplementationHang(operation, self._timeout) from None
+        except Exception as error:
+            raise ImplementationCrash(operation, error) from error
+
+    def start(self) -> None:  # noqa: D102
+        self._run("start", self._system.start())
+
+    def tool_names(self) -> Sequence[str]:  # noqa: D102
+        return self._run("tool_names", self._system.tool_names())
+
+    def run_tool(self, name: str, arguments: Mapping[str, object]) -> RunRecord:  # noqa: D102
+        return self._run("run_tool", self._system.run_tool(name, arguments))
+
+    def load_skill(self, skill: str, arguments: str | None = None) -> str:  # noqa: D102
+        return self._run("load_skill", self._system.load_skill(skill, arguments))
+
+    def list_skills(self) -> Sequence[SkillListing]:  # noqa: D102
+        return self._run("list_skills", self._system.list_skills())
+
+    def resolve_uri(self, uri: str) -> ResolvedSkill:  # noqa: D102
+        return self._run("resolve_uri", self._system.resolve_uri(uri))
+
+    def registry_skill_names(self, scope: Scope) -> Sequence[str]:  # noqa: D102
+        return self._run("registry_skill_names", self._system.registry_skill_names(scope))
+
+    def rebuild(self) -> None:  # noqa: D102
+        self._run("rebuild", self._system.rebuild())
+
+    def enter(self) -> None:  # noqa: D102
+        self._run("enter", self._system.enter())
+
+    def exit(self) -> None:  # noqa: D102
+        self._run("exit", self._system.exit())
+
+    def agent_tool_names(self, path: AgentPath) -> Sequence[str]:  # noqa: D102
+        return self._run("agent_tool_names", self._system.agent_tool_names(path))
+
+    def agent_load_skill(self, path: AgentPath, skill: str) -> str:  # noqa: D102
+        return self._run("agent_load_skill", self._system.agent_load_skill(path, skill))
+
+    def problems(self) -> Sequence[str]:  # noqa: D102
+        try:
+            return list(self._system.problems())
+        except Exception as error:
+            raise ImplementationCrash("problems", error) from error
+
+    def close(self) -> None:
+        """Close the system (bounded), then stop its loop, even if closing failed."""
+        try:
+            self._run("close", self._system.close())
+        finally:
+            self._actor.stop()
+
+
+def blocking(system: AsyncSkillSystem, timeout: float = 30.0) -> BlockingSkillSystem:
+    """Wrap ``system`` so that each call blocks until done, for at most ``timeout`` seconds."""
+    return BlockingSkillSystem(system, timeout)

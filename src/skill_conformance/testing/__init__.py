@@ -1,0 +1,1 @@
+"""The suite's own test doubles that run as real processes."""

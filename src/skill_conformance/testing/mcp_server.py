@@ -1,0 +1,109 @@
+"""A real stdio MCP server for the conformance suite, written with the ``mcp`` SDK.
+
+It offers the tools and skills (as MCP resources) named on its command line and records its own
+start and stop as JSON lines in a log, so that scenarios can observe lifecycle and order on real
+processes::
+
+    python -m skill_conformance.testing.mcp_server --label server1 --tool echo --log mcp.log
+
+Every tool takes an optional ``text`` and returns ``"{label}:{tool}:{text}"`` (``"{label}:{tool}"``
+without text). Each ``--skill NAME`` is a resource named ``NAME`` with the description
+``"Remote skill NAME."`` and the content ``"Instructions of NAME."``.
+
+``--mode`` makes it misbehave on purpose: ``crash`` exits before serving, ``hang`` never answers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from types import FrameType
+
+from mcp.server.fastmcp import FastMCP
+from mcp.server.fastmcp.resources import TextResource
+
+__all__ = ["main", "remote_skill_instructions"]
+
+
+def remote_skill_instructions(name: str) -> str:
+    """The content the server gives for the skill resource ``name``."""
+    return f"Instructions of {name}."
+
+
+def _record(log: Path | None, event: str, label: str) -> None:
+    if log is None:
+        return
+    line = json.dumps({"event": event, "label": label, "pid": os.getpid(), "t": time.time()})
+    fd = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        os.write(fd, (line + "\n").encode())
+    finally:
+        os.close(fd)
+
+
+def _tool(label: str, name: str) -> Callable[[str], str]:
+    def tool(text: str = "") -> str:
+        return f"{label}:{name}:{text}" if text else f"{label}:{name}"
+
+    tool.__name__ = name
+    tool.__doc__ = f"Tool {name} of the test server {label}."
+    return tool
+
+
+def build_server(label: str, tools: list[str], skills: list[str]) -> FastMCP:
+    """The FastMCP server offering ``tools`` and the skill resources ``skills``."""
+    server = FastMCP(name=label, log_level="ERROR")
+    for name in tools:
+        server.add_tool(_tool(label, name), name=name)
+    for name in skills:
+        server.add_resource(
+            TextResource(
+                uri=f"skill-resource://{label}/{name}",  # type: ignore[arg-type]
+                name=name,
+                description=f"Remote skill {name}.",
+                mime_type="text/markdown",
+                text=remote_skill_instructions(name),
+            )
+        )
+    return server
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Serve over stdio until stdin closes or SIGTERM arrives."""
+    parser = argparse.ArgumentParser(prog="skill_conformance.testing.mcp_server")
+    parser.add_argument("--label", required=True)
+    parser.add_argument("--tool", action="append", default=[])
+    parser.add_argument("--skill", action="append", default=[])
+    parser.add_argument("--log", type=Path)
+    parser.add_argument("--mode", choices=["ok", "crash", "hang"], default="ok")
+    args = parser.parse_args(argv)
+
+    _record(args.log, "start", args.label)
+    if args.mode == "crash":
+        _record(args.log, "stop", args.label)
+        return 3
+
+    def on_term(signum: int, frame: FrameType | None) -> None:
+        raise SystemExit(0)
+
+    signal.signal(signal.SIGTERM, on_term)
+    try:
+        if args.mode == "hang":
+            while True:
+                time.sleep(3600)
+        build_server(args.label, args.tool, args.skill).run("stdio")
+    except (KeyboardInterrupt, SystemExit):
+        pass
+    finally:
+        _record(args.log, "stop", args.label)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,262 @@
+"""A scenario's world on disk: real SKILL.md directories, tool modules and MCP server commands.
+
+Steps describe skills in words; :class:`World` turns those words into files in a fresh temporary
+directory and, for tools named without a module, into a generated Python module of its own. Nothing
+of one scenario's world is visible to another: each world has its own directory, and the tool
+modules it generates are removed from ``sys.path`` and ``sys.modules`` when it is torn down.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from skill_conformance.port import ServerCommand
+
+__all__ = ["ServerLog", "SkillDraft", "World", "pid_alive"]
+
+SERVER_MODULE = "skill_conformance.testing.mcp_server"
+
+
+@dataclass
+class SkillDraft:
+    """A skill as the steps have described it so far."""
+
+    name: str
+    instructions: str = ""
+    description: str = ""
+    tools: list[str] = field(default_factory=list)
+    mcp_servers: dict[str, dict[str, Any]] = field(default_factory=dict)
+    allowed_tools: list[str] | None = None
+    files: dict[str, str] = field(default_factory=dict)
+    links: dict[str, str] = field(default_factory=dict)
+
+    def frontmatter(self) -> dict[str, Any]:
+        """The YAML frontmatter of this skill's SKILL.md."""
+        data: dict[str, Any] = {
+            "name": self.name,
+            "description": self.description or f"Skill {self.name}.",
+        }
+        if self.allowed_tools is not None:
+            data["allowed-tools"] = list(self.allowed_tools)
+        if self.tools:
+            data["tools"] = [{"type": "python", "import_path": path} for path in self.tools]
+        if self.mcp_servers:
+            data["mcp-servers"] = self.mcp_servers
+        return data
+
+    def body(self) -> str:
+        """The instructions: the SKILL.md text after the frontmatter."""
+        return self.instructions or f"Instructions of {self.name}."
+
+    def render(self) -> str:
+        """The whole SKILL.md text."""
+        header = yaml.safe_dump(self.frontmatter(), sort_keys=False, allow_unicode=True)
+        return f"---\n{header}---\n{self.body()}\n"
+
+
+class World:
+    """The files one scenario's skill system is opened on.
+
+    Args:
+        root: An empty directory owned by this world.
+
+    """
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.skills_dir = root / "skills"
+        self.modules_dir = root / "modules"
+        self.scratch = root / "scratch"
+        self.mcp_log = root / "mcp.log"
+        self.skills: dict[str, SkillDraft] = {}
+        self._module_names: list[str] = []
+        for directory in (self.skills_dir, self.modules_dir, self.scratch):
+            directory.mkdir(parents=True, exist_ok=True)
+        sys.path.insert(0, str(self.modules_dir))
+
+    # -- describing skills -------------------------------------------------------------------
+
+    def skill(self, name: str) -> SkillDraft:
+        """The draft of skill ``name``, created on first mention."""
+        return self.skills.setdefault(name, SkillDraft(name))
+
+    def add_python_tool(self, skill: str, tool: str, *, records_import: bool = False) -> str:
+        """Declare a Python tool on ``skill`` and return its import path.
+
+        ``tool`` is either an import path (``json:loads``) or a bare function name, for which a
+        module of this world's own is generated: its function ``tool`` returns ``"{skill}:{tool}"``.
+        With ``records_import`` the generated module leaves a marker file when it is imported.
+        """
+        if ":" in tool:
+            import_path = tool
+        else:
+            import_path = f"{self._tool_module(skill, records_import)}:{tool}"
+            self._append_function(import_path, skill, tool)
+        self.skill(skill).tools.append(import_path)
+        return import_path
+
+    def import_marker(self, skill: str) -> Path:
+        """The marker file that the import-recording module of ``skill`` writes."""
+        return self.scratch / f"imported-{skill}"
+
+    def add_mcp_server(
+        self, skill: str, server: str, tools: list[str], *, with_command: bool = True
+    ) -> None:
+        """Declare on ``skill`` the test MCP server ``server`` offering ``tools``."""
+        entry: dict[str, Any] = {}
+        if with_command:
+            command = self.server_command(server, tools=tools)
+            entry = {"command": command.command, "args": list(command.args)}
+        self.skill(skill).mcp_servers[server] = entry
+
+    def server_command(
+        self, label: str, *, tools: Sequence[str] = (), skills: Sequence[str] = ()
+    ) -> ServerCommand:
+        """The command starting the suite's test MCP server, logging to this world's log."""
+        args = ["-m", SERVER_MODULE, "--label", label, "--log", str(self.mcp_log)]
+        for tool in tools:
+            args += ["--tool", tool]
+        for skill in skills:
+            args += ["--skill", skill]
+        return ServerCommand(command=sys.executable, args=tuple(args))
+
+    def outside_file(self, name: str, content: str) -> Path:
+        """A file next to (outside) the skills directory."""
+        path = self.root / name
+        path.write_text(content)
+        return path
+
+    # -- writing -------------------------------------------------------------------------------
+
+    def write(self) -> None:
+        """Make the skills directory hold exactly the described skills."""
+        wanted = set(self.skills)
+        for existing in self.skills_dir.iterdir():
+            if existing.name not in wanted:
+                shutil.rmtree(existing) if existing.is_dir() else existing.unlink()
+        for draft in self.skills.values():
+            directory = self.skills_dir / draft.name
+            directory.mkdir(exist_ok=True)
+            (directory / "SKILL.md").write_text(draft.render())
+            for relative, content in draft.files.items():
+                target = directory / relative
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_text(content)
+            for relative, link_target in draft.links.items():
+                link = directory / relative
+                link.parent.mkdir(parents=True, exist_ok=True)
+                if not link.is_symlink():
+                    link.symlink_to(link_target)
+
+    def remove_skill(self, name: str) -> None:
+        """Forget skill ``name`` and delete its directory."""
+        del self.skills[name]
+        shutil.rmtree(self.skills_dir / name, ignore_errors=True)
+
+    def teardown(self) -> None:
+        """Undo what this world did to the interpreter: its import path and its modules."""
+        with_dir = str(self.modules_dir)
+        if with_dir in sys.path:
+            sys.path.remove(with_dir)
+        for module in self._module_names:
+            sys.modules.pop(module, None)
+
+    # -- generated tool modules ----------------------------------------------------------------
+
+    def _tool_module(self, skill: str, records_import: bool) -> str:
+        slug = skill.replace("-", "_")
+        kind = "probe" if records_import else "tools"
+        existing = [m for m in self._module_names if m.startswith(f"sc_{kind}_{slug}_")]
+        if existing:
+            return existing[0]
+        name = f"sc_{kind}_{slug}_{uuid.uuid4().hex[:8]}"
+        self._module_names.append(name)
+        header = '"""Tools generated by skill-conformance."""\n'
+        if records_import:
+            marker = json.dumps(str(self.import_marker(skill)))
+            header += f"import pathlib\npathlib.Path({marker}).write_text('imported')\n"
+        (self.modules_dir / f"{name}.py").write_text(header)
+        return name
+
+    def _append_function(self, import_path: str, skill: str, tool: str) -> None:
+        module, _, function = import_path.rpartition(":")
+        source = (
+            f"\n\ndef {function}() -> str:\n"
+            f"    {json.dumps(f'Tool {tool} of skill {skill}.')}\n"
+            f"    return {json.dumps(f'{skill}:{tool}')}\n"
+        )
+        with (self.modules_dir / f"{module}.py").open("a") as handle:
+            handle.write(source)
+
+
+@dataclass(frozen=True)
+class _Event:
+    event: str
+    label: str
+    pid: int
+
+
+class ServerLog:
+    """What the test MCP servers of one world recorded about their own lives."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def events(self) -> list[_Event]:
+        """Every start and stop, in the order they happened."""
+        if not self.path.exists():
+            return []
+        events = []
+        for line in self.path.read_text().splitlines():
+            record = json.loads(line)
+            events.append(_Event(record["event"], record["label"], int(record["pid"])))
+        return events
+
+    def started(self) -> list[str]:
+        """Labels of the servers that started, in order."""
+        return [e.label for e in self.events() if e.event == "start"]
+
+    def stopped(self) -> list[str]:
+        """Labels of the servers that stopped, in order."""
+        return [e.label for e in self.events() if e.event == "stop"]
+
+    def running(self) -> list[str]:
+        """Labels of the servers that started and have not stopped, and whose process lives."""
+        alive: dict[int, str] = {}
+        for event in self.events():
+            if event.event == "start":
+                alive[event.pid] = event.label
+            else:
+                alive.pop(event.pid, None)
+        return [label for pid, label in alive.items() if pid_alive(pid)]
+
+    def pids(self) -> set[int]:
+        """Every process id a server of this world ever had."""
+        return {e.pid for e in self.events()}
+
+
+def pid_alive(pid: int) -> bool:
+    """Whether process ``pid`` exists and is not a zombie."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    # A zombie still answers signal 0; look at its state where /proc exists.
+    status = Path(f"/proc/{pid}/status")
+    if status.exists():
+        for line in status.read_text().splitlines():
+            if line.startswith("State:"):
+                return "Z" not in line.split(":", 1)[1]
+    return True

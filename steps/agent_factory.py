@@ -1,0 +1,51 @@
+"""Steps of the agent-factory capability: the tools each agent creation path offers."""
+
+from __future__ import annotations
+
+from pytest_bdd import given, then, when
+
+from skill_conformance.context import ScenarioContext
+from skill_conformance.port import AgentPath
+from steps._parsing import step
+
+
+@given("the host has no skill tools provider")
+def given_no_skill_tools_provider(conformance: ScenarioContext) -> None:
+    conformance.skills_tools_provider = False
+
+
+@when("an agent is created for a child session")
+def when_child_session_agent(conformance: ScenarioContext) -> None:
+    conformance.create_agent(AgentPath.CHILD_SESSION)
+
+
+@when("a standalone agent is created without a session pool")
+def when_standalone_agent(conformance: ScenarioContext) -> None:
+    conformance.create_agent(AgentPath.STANDALONE)
+
+
+@then("the agent is created without an error")
+def then_created(conformance: ScenarioContext) -> None:
+    conformance.expect_value()
+
+
+@then(step("that agent is offered the tools {tools:vs}"))
+def then_agent_offered(conformance: ScenarioContext, tools: list[str]) -> None:
+    offered = conformance.agent_tools()
+    missing = [name for name in tools if name not in offered]
+    assert not missing, f"the agent is not offered {missing}; it is offered {offered}"
+
+
+@then(step("that agent is offered neither `{first:v}` nor `{second:v}`"))
+def then_agent_not_offered(conformance: ScenarioContext, first: str, second: str) -> None:
+    offered = conformance.agent_tools()
+    present = [name for name in (first, second) if name in offered]
+    assert not present, f"the agent is offered {present}"
+
+
+@then(step("that agent's `load_skill` call with `{skill:v}` returns the skill's instructions"))
+def then_agent_load_skill(conformance: ScenarioContext, skill: str) -> None:
+    path = conformance.agent_path()
+    text = conformance.system.agent_load_skill(path, skill)
+    expected = conformance.world.skill(skill).body()
+    assert expected in text, f"load_skill({skill!r}) returned {text!r}"

@@ -1,0 +1,199 @@
+"""Steps every capability uses: describing skills and children, listing and calling tools."""
+
+from __future__ import annotations
+
+import os
+
+from pytest_bdd import given, then, when
+
+from skill_conformance.context import ScenarioContext
+from skill_conformance.port import ErrorKind, McpChild, ToolsChild
+from steps._parsing import matches_result, step
+
+# -- skills on disk -----
+
+
+@given(step("a skill `{name:v}`"))
+@given(step("skills {names:vs}"))
+def given_skills(
+    conformance: ScenarioContext, name: str = "", names: list[str] | None = None
+) -> None:
+    for skill in names or [name]:
+        conformance.world.skill(skill)
+
+
+@given(step("a skill `{name:v}` whose instructions are `{text:v}`"))
+def given_instructions(conformance: ScenarioContext, name: str, text: str) -> None:
+    conformance.world.skill(name).instructions = text
+
+
+@given(step("a skill `{skill:v}` declaring the Python tool `{tool:v}`"))
+@given(step("the skill `{skill:v}` declares the Python tool `{tool:v}`"))
+@given(step("a skill `{skill:v}` declaring the Python tools {tools:vs}"))
+def given_python_tools(
+    conformance: ScenarioContext, skill: str, tool: str = "", tools: list[str] | None = None
+) -> None:
+    for name in tools or [tool]:
+        conformance.world.add_python_tool(skill, name)
+
+
+@given(
+    step(
+        "a skill `{skill:v}` declaring the Python tool `{tool:v}`"
+        " from a module that records its import"
+    )
+)
+def given_recording_tool(conformance: ScenarioContext, skill: str, tool: str) -> None:
+    conformance.world.add_python_tool(skill, tool, records_import=True)
+
+
+@given(step("a skill `{skill:v}` declaring the MCP server `{server:v}` with the tool `{tool:v}`"))
+@given(step("a skill `{skill:v}` declaring the MCP server `{server:v}` with the tools {tools:vs}"))
+@given(step("the skill `{skill:v}` declares the MCP server `{server:v}` with the tool `{tool:v}`"))
+@given(step("the skill `{skill:v}` declares the MCP server `{server:v}` with the tools {tools:vs}"))
+def given_mcp_server(
+    conformance: ScenarioContext,
+    skill: str,
+    server: str,
+    tool: str = "",
+    tools: list[str] | None = None,
+) -> None:
+    conformance.world.add_mcp_server(skill, server, tools or [tool])
+
+
+@given(step("a skill `{skill:v}` declaring the MCP server `{server:v}` without a command"))
+def given_mcp_server_without_command(conformance: ScenarioContext, skill: str, server: str) -> None:
+    conformance.world.add_mcp_server(skill, server, [], with_command=False)
+
+
+@given(step("{count:n} skills each declaring one MCP server"))
+def given_many_mcp_skills(conformance: ScenarioContext, count: int) -> None:
+    for index in range(1, count + 1):
+        conformance.world.add_mcp_server(f"bulk-{index:03d}", f"bulk-{index:03d}-server", ["echo"])
+
+
+@given(step("the skill `{skill:v}` allows only the tool `{tool:v}`"))
+@given(step("the skill `{skill:v}` allows only the tools {tools:vs}"))
+def given_allowed_tools(
+    conformance: ScenarioContext, skill: str, tool: str = "", tools: list[str] | None = None
+) -> None:
+    conformance.world.skill(skill).allowed_tools = tools or [tool]
+
+
+@given(step("the skill `{skill:v}` declares an empty allowed tools list"))
+def given_empty_allowed_tools(conformance: ScenarioContext, skill: str) -> None:
+    conformance.world.skill(skill).allowed_tools = []
+
+
+# -- children of the skill manager -----
+
+
+@given(step("a non-skill child providing the tool `{tool:v}`"))
+def given_tools_child(conformance: ScenarioContext, tool: str) -> None:
+    conformance.children.append(
+        ToolsChild(label=f"child-{len(conformance.children)}", tools=(tool,))
+    )
+
+
+@given(step("a non-skill MCP child `{label:v}` with the tool `{tool:v}`"))
+def given_mcp_child(conformance: ScenarioContext, label: str, tool: str) -> None:
+    server = conformance.world.server_command(label, tools=[tool])
+    conformance.children.append(McpChild(label=label, server=server))
+
+
+@given(step("a remote skill provider `{label:v}` offering the skills {skills:vs}"))
+def given_remote_provider(conformance: ScenarioContext, label: str, skills: list[str]) -> None:
+    server = conformance.world.server_command(label, skills=skills)
+    conformance.children.append(McpChild(label=label, server=server))
+
+
+# -- the agent's tools -----
+
+
+@when("the agent's tools are listed")
+def when_tools_listed(conformance: ScenarioContext) -> None:
+    conformance.refresh_tools()
+
+
+@when(step("the agent calls `{tool:v}` with `{arguments:v}`"))
+@when(step("an agent run calls `{tool:v}` with `{arguments:v}`"))
+def when_agent_calls(conformance: ScenarioContext, tool: str, arguments: str) -> None:
+    conformance.call_tool(tool, arguments)
+
+
+@then(step("the agent sees the tool `{tool:v}`"))
+@then(step("the agent sees the tools {tools:vs}"))
+def then_sees(conformance: ScenarioContext, tool: str = "", tools: list[str] | None = None) -> None:
+    seen = conformance.tools()
+    missing = [name for name in tools or [tool] if name not in seen]
+    assert not missing, f"the agent does not see {missing}; it sees {seen}"
+
+
+@then(step("the agent sees exactly the tool `{tool:v}`"))
+@then(step("the agent sees exactly the tools {tools:vs}"))
+def then_sees_exactly(
+    conformance: ScenarioContext, tool: str = "", tools: list[str] | None = None
+) -> None:
+    seen = conformance.tools()
+    assert sorted(seen) == sorted(tools or [tool]), (
+        f"the agent sees {sorted(seen)}, expected exactly {sorted(tools or [tool])}"
+    )
+
+
+@then(step("the agent does not see the tool `{tool:v}`"))
+def then_does_not_see(conformance: ScenarioContext, tool: str) -> None:
+    seen = conformance.tools()
+    assert tool not in seen, f"the agent sees {tool!r}: {seen}"
+
+
+@then(step("the agent sees no tool starting with `{prefix:v}`"))
+def then_sees_no_prefix(conformance: ScenarioContext, prefix: str) -> None:
+    offending = [name for name in conformance.tools() if name.startswith(prefix)]
+    assert not offending, f"the agent sees {offending}"
+
+
+@then("every tool name the agent sees is unique")
+def then_unique(conformance: ScenarioContext) -> None:
+    seen = conformance.tools()
+    duplicates = sorted({name for name in seen if seen.count(name) > 1})
+    assert not duplicates, f"the agent sees these more than once: {duplicates}"
+
+
+@then(step("the call returns `{expected:v}`"))
+@then(step("the call returns the text `{expected:v}`"))
+@then(step("the tool returned `{expected:v}` in that run"))
+def then_call_returns(conformance: ScenarioContext, expected: str) -> None:
+    result = conformance.last_run().result
+    assert matches_result(result, expected), f"the tool returned {result!r}, expected {expected}"
+
+
+@then("the call returns the current working directory")
+def then_call_returns_cwd(conformance: ScenarioContext) -> None:
+    result = conformance.last_run().result
+    assert result == os.getcwd(), f"the tool returned {result!r}, expected {os.getcwd()!r}"
+
+
+@then(step("the model was offered the tool `{tool:v}` in that run"))
+def then_offered_in_run(conformance: ScenarioContext, tool: str) -> None:
+    offered = conformance.last_run().offered
+    assert tool in offered, f"the model was offered {list(offered)} in that run"
+
+
+# -- outcomes of calls -----
+
+
+@then(step("the call fails with a {kind:v} error"))
+def then_fails_with(conformance: ScenarioContext, kind: str) -> None:
+    conformance.expect_error(ErrorKind(kind))
+
+
+@then(step("the call fails with a {kind:v} error naming `{name:v}`"))
+def then_fails_naming(conformance: ScenarioContext, kind: str, name: str) -> None:
+    error = conformance.expect_error(ErrorKind(kind))
+    assert name in error.message, f"the error does not name {name!r}: {error.message!r}"
+
+
+@then(step("no result or error contains `{text:v}`"))
+def then_nothing_contains(conformance: ScenarioContext, text: str) -> None:
+    leaked = [found for found in conformance.last_outcome().texts() if text in found]
+    assert not leaked, f"{text!r} reached the caller: {leaked}"

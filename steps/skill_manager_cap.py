@@ -1,0 +1,64 @@
+"""Steps of the skill-manager-cap capability: building, entering and exiting the manager."""
+
+from __future__ import annotations
+
+from pytest_bdd import then, when
+
+from skill_conformance.context import ScenarioContext
+from steps._parsing import step
+
+
+@when("the skill manager is built")
+@when("the pool builds its skill manager")
+@when("the pool starts")
+def when_built(conformance: ScenarioContext) -> None:
+    conformance.start()
+
+
+@when("the skill manager is entered")
+def when_entered(conformance: ScenarioContext) -> None:
+    conformance.enter()
+
+
+@when("the skill manager is exited")
+def when_exited(conformance: ScenarioContext) -> None:
+    conformance.exit()
+
+
+@then(step("the tool module of skill `{skill:v}` has been imported before any agent run"))
+def then_imported_eagerly(conformance: ScenarioContext, skill: str) -> None:
+    assert conformance.runs == 0, "an agent run already happened; the step is misplaced"
+    marker = conformance.world.import_marker(skill)
+    assert marker.exists(), (
+        f"building the skill manager did not import the tool module of {skill!r}"
+    )
+
+
+@then("no MCP server has been started")
+def then_none_started(conformance: ScenarioContext) -> None:
+    started = conformance.servers.started()
+    assert not started, f"MCP servers were started: {started}"
+
+
+@then(step("the MCP server `{server:v}` is running"))
+@then(step("the MCP servers {servers:vs} are running"))
+def then_running(
+    conformance: ScenarioContext, server: str = "", servers: list[str] | None = None
+) -> None:
+    running = conformance.servers.running()
+    missing = [name for name in servers or [server] if name not in running]
+    assert not missing, f"MCP servers not running: {missing}; running: {running}"
+
+
+@then("no MCP server is running")
+def then_none_running(conformance: ScenarioContext) -> None:
+    running = conformance.wait_until_no_server_runs()
+    assert not running, f"MCP servers still running: {running}"
+
+
+@then("the MCP servers stopped in the reverse of the order they started")
+def then_reverse_order(conformance: ScenarioContext) -> None:
+    started = conformance.servers.started()
+    stopped = conformance.servers.stopped()
+    assert len(started) >= 2, f"too few MCP servers started to see an order: {started}"
+    assert stopped == started[::-1], f"started in order {started}, stopped in order {stopped}"

@@ -1,0 +1,78 @@
+"""Steps of the skill-tools capability: what load_skill and list_skills give back."""
+
+from __future__ import annotations
+
+from pytest_bdd import given, then, when
+
+from skill_conformance.context import ScenarioContext
+from skill_conformance.port import SkillListing
+from steps._parsing import step
+
+
+@given(step("the skill `{skill:v}` has the reference file `{path:v}` containing `{text:v}`"))
+@given(step("a skill `{skill:v}` with the file `{path:v}` containing `{text:v}`"))
+def given_skill_file(conformance: ScenarioContext, skill: str, path: str, text: str) -> None:
+    conformance.world.skill(skill).files[path] = text
+
+
+@given(step("the skill `{skill:v}` has the reference `{path:v}` linking to `{target:v}`"))
+def given_skill_link(conformance: ScenarioContext, skill: str, path: str, target: str) -> None:
+    conformance.world.skill(skill).links[path] = target
+
+
+@given(step("a file `{name:v}` containing `{text:v}` next to the skills directory"))
+def given_outside_file(conformance: ScenarioContext, name: str, text: str) -> None:
+    conformance.world.outside_file(name, text)
+
+
+@when(step("`load_skill` is called with `{skill:v}`"))
+@when(step("`load_skill` is called with `{skill:v}` and the arguments `{arguments:v}`"))
+def when_load_skill(conformance: ScenarioContext, skill: str, arguments: str | None = None) -> None:
+    conformance.attempt(lambda: conformance.system.load_skill(skill, arguments))
+
+
+@then(step("the text contains `{text:v}`"))
+def then_text_contains(conformance: ScenarioContext, text: str) -> None:
+    value = conformance.expect_value()
+    assert isinstance(value, str), f"load_skill returned {type(value).__name__}, not text"
+    assert text in value, f"{text!r} is not in the text:\n{value}"
+
+
+@when("`list_skills` is called")
+def when_list_skills(conformance: ScenarioContext) -> None:
+    conformance.listing = list(conformance.system.list_skills())
+
+
+def _listing(conformance: ScenarioContext) -> list[SkillListing]:
+    assert conformance.listing is not None, "list_skills was not called"
+    return conformance.listing
+
+
+def _entry(conformance: ScenarioContext, name: str) -> SkillListing:
+    entries = [entry for entry in _listing(conformance) if entry.name == name]
+    assert len(entries) == 1, f"list_skills has {len(entries)} entries named {name!r}"
+    return entries[0]
+
+
+@then(step("the listed skill names are exactly {names:vs}"))
+def then_listed_exactly(conformance: ScenarioContext, names: list[str]) -> None:
+    listed = sorted(entry.name for entry in _listing(conformance))
+    assert listed == sorted(names), f"list_skills lists {listed}, expected {sorted(names)}"
+
+
+@then("every listed skill has a name, a description and a source")
+def then_listed_complete(conformance: ScenarioContext) -> None:
+    incomplete = [e for e in _listing(conformance) if not (e.name and e.description and e.source)]
+    assert not incomplete, f"entries lacking a name, description or source: {incomplete}"
+
+
+@then(step("the listed skill `{name:v}` has the source `{source:v}`"))
+def then_listed_source(conformance: ScenarioContext, name: str, source: str) -> None:
+    entry = _entry(conformance, name)
+    assert entry.source == source, f"{name!r} has the source {entry.source!r}"
+
+
+@then(step("the listed skill `{name:v}` has the URI `{uri:v}`"))
+def then_listed_uri(conformance: ScenarioContext, name: str, uri: str) -> None:
+    entry = _entry(conformance, name)
+    assert entry.uri == uri, f"{name!r} has the URI {entry.uri!r}"
