@@ -44,17 +44,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Register markers and load the implementation once, failing in one line if it cannot."""
+    """Register the suite's marker and start an empty ledger."""
     config.addinivalue_line("markers", "spec(key, value): a tag of the generated features")
     config.stash[_LEDGER] = Ledger()
-    try:
-        config.stash[_IMPLEMENTATION] = load_implementation(config.getoption("--impl"))
-    except AdapterLoadError as error:
-        raise pytest.UsageError(str(error)) from None
 
 
 def implementation_of(config: pytest.Config) -> Implementation:
-    """The implementation this run tests."""
+    """The implementation this run tests, imported on first use."""
+    if _IMPLEMENTATION not in config.stash:
+        config.stash[_IMPLEMENTATION] = load_implementation(config.getoption("--impl"))
     return config.stash[_IMPLEMENTATION]
 
 
@@ -111,6 +109,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         info = _info(item)
         if info is not None:
             ledger.collected[item.nodeid] = info
+    if ledger.collected:
+        try:
+            implementation_of(config)
+        except AdapterLoadError as error:
+            pytest.exit(str(error), returncode=pytest.ExitCode.USAGE_ERROR)
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
@@ -161,8 +164,7 @@ def pytest_runtest_makereport(
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
     """Name the implementation under test at the top of the run."""
-    implementation = implementation_of(config)
-    return [f"skill-conformance: implementation {implementation.name} {implementation.version}"]
+    return [f"skill-conformance: --impl {config.getoption('--impl')}"]
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:

@@ -1,0 +1,49 @@
+# skill-conformance: every entry point of the project. `make help` lists them.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+# uv is installed on first use when the machine has none.
+UV ?= $(shell command -v uv 2>/dev/null || echo $(HOME)/.local/bin/uv)
+OPENSPEC ?= npx --yes @fission-ai/openspec@1.13.2
+IMPL ?= reference
+export OPENSPEC_TELEMETRY := 0
+
+$(UV):
+	python3 -m pip install --user --quiet uv
+
+.PHONY: sync
+sync: $(UV) ## Install the locked environment
+	$(UV) sync --frozen --quiet
+
+.PHONY: conformance
+conformance: sync ## Run the conformance suite against IMPL (default: the reference)
+	$(UV) run --frozen pytest steps --impl $(IMPL)
+
+.PHONY: test
+test: sync specs-validate features-check lint typecheck ## The project's own checks and tests, conformance run included
+	$(UV) run --frozen pytest
+
+.PHONY: features
+features: sync ## Regenerate features/ from openspec/specs
+	$(UV) run --frozen skill-conformance gherkin --specs openspec/specs --out features
+
+.PHONY: features-check
+features-check: sync ## Fail with a diff when features/ is stale
+	$(UV) run --frozen skill-conformance gherkin --specs openspec/specs --out features --check
+
+.PHONY: specs-validate
+specs-validate: ## Validate openspec/ with the OpenSpec CLI (strict)
+	$(OPENSPEC) validate --specs --strict --no-interactive
+
+.PHONY: lint
+lint: sync ## ruff check and format check
+	$(UV) run --frozen ruff check .
+	$(UV) run --frozen ruff format --check .
+
+.PHONY: typecheck
+typecheck: sync ## mypy --strict over the suite, the steps and the reference
+	$(UV) run --frozen mypy src steps reference conftest.py
+
+.PHONY: help
+help: ## List the targets
+	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'

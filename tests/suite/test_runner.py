@@ -1,0 +1,78 @@
+"""The blocking runner: one task per system, bounded waits, crashes and hangs told apart."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+import pytest
+
+from skill_conformance.port import ErrorKind, SkillSystemError
+from skill_conformance.runner import ImplementationCrash, ImplementationHang, blocking
+
+
+class _System:
+    """Just enough of an AsyncSkillSystem for the runner; unused operations are absent."""
+
+    def __init__(self) -> None:
+        self.tasks: list[Any] = []
+
+    async def start(self) -> None:
+        self.tasks.append(asyncio.current_task())
+
+    async def enter(self) -> None:
+        self.tasks.append(asyncio.current_task())
+
+    async def tool_names(self) -> list[str]:
+        await asyncio.sleep(3600)
+        return []
+
+    async def load_skill(self, skill: str, arguments: str | None = None) -> str:
+        if skill == "missing":
+            raise SkillSystemError(ErrorKind.NOT_FOUND, "no skill 'missing'")
+        raise KeyError(skill)
+
+    async def rebuild(self) -> None:
+        time.sleep(2)  # blocks the loop itself
+
+    def problems(self) -> list[str]:
+        return ["one"]
+
+    async def close(self) -> None:
+        pass
+
+
+def test_every_call_runs_on_one_task() -> None:
+    system = _System()
+    runner = blocking(system, timeout=5)  # type: ignore[arg-type]
+    runner.start()
+    runner.enter()
+    runner.close()
+    assert len(system.tasks) == 2
+    assert system.tasks[0] is system.tasks[1]
+
+
+def test_port_errors_pass_through_and_others_are_crashes() -> None:
+    runner = blocking(_System(), timeout=5)  # type: ignore[arg-type]
+    with pytest.raises(SkillSystemError) as not_found:
+        runner.load_skill("missing")
+    assert not_found.value.kind is ErrorKind.NOT_FOUND
+    with pytest.raises(ImplementationCrash, match=r"load_skill\(\) crashed: KeyError"):
+        runner.load_skill("other")
+    runner.close()
+
+
+def test_a_hang_is_cut_off_at_the_timeout() -> None:
+    runner = blocking(_System(), timeout=0.2)  # type: ignore[arg-type]
+    began = time.monotonic()
+    with pytest.raises(ImplementationHang, match=r"tool_names\(\) did not finish within 0.2 s"):
+        runner.tool_names()
+    assert time.monotonic() - began < 3
+    runner.close()
+
+
+def test_problems_are_read_without_the_loop() -> None:
+    runner = blocking(_System(), timeout=1)  # type: ignore[arg-type]
+    assert runner.problems() == ["one"]
+    runner.close()

@@ -1,0 +1,76 @@
+"""The scenario world writes real skills and forgets them again."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from pathlib import Path
+
+import yaml
+
+from skill_conformance.world import ServerLog, World
+
+
+def _frontmatter(path: Path) -> dict[str, object]:
+    text = path.read_text()
+    _, header, _ = text.split("---\n", 2)
+    loaded = yaml.safe_load(header)
+    assert isinstance(loaded, dict)
+    return loaded
+
+
+def test_skill_md_carries_what_the_steps_said(tmp_path: Path) -> None:
+    world = World(tmp_path)
+    world.skill("restricted").allowed_tools = ["read"]
+    path = world.add_python_tool("restricted", "read")
+    world.add_python_tool("restricted", "json:loads")
+    world.add_mcp_server("restricted", "server1", ["echo"])
+    world.write()
+    data = _frontmatter(tmp_path / "skills" / "restricted" / "SKILL.md")
+    assert data["allowed-tools"] == ["read"]
+    assert data["tools"] == [
+        {"type": "python", "import_path": path},
+        {"type": "python", "import_path": "json:loads"},
+    ]
+    servers = data["mcp-servers"]
+    assert isinstance(servers, dict)
+    assert "--label" in servers["server1"]["args"]
+    module, _, function = path.rpartition(":")
+    assert getattr(importlib.import_module(module), function)() == "restricted:read"
+    world.teardown()
+    assert module not in sys.modules
+    assert str(world.modules_dir) not in sys.path
+
+
+def test_an_empty_allowed_list_is_written_as_empty(tmp_path: Path) -> None:
+    world = World(tmp_path)
+    world.skill("blocked").allowed_tools = []
+    world.skill("open")
+    world.write()
+    assert _frontmatter(tmp_path / "skills" / "blocked" / "SKILL.md")["allowed-tools"] == []
+    assert "allowed-tools" not in _frontmatter(tmp_path / "skills" / "open" / "SKILL.md")
+    world.teardown()
+
+
+def test_removed_skills_leave_the_directory(tmp_path: Path) -> None:
+    world = World(tmp_path)
+    world.skill("gone")
+    world.skill("kept")
+    world.write()
+    world.remove_skill("gone")
+    world.write()
+    assert sorted(p.name for p in world.skills_dir.iterdir()) == ["kept"]
+    world.teardown()
+
+
+def test_server_log_orders_and_liveness(tmp_path: Path) -> None:
+    log = tmp_path / "mcp.log"
+    log.write_text(
+        '{"event": "start", "label": "a", "pid": 999999991}\n'
+        '{"event": "start", "label": "b", "pid": 999999992}\n'
+        '{"event": "stop", "label": "b", "pid": 999999992}\n'
+    )
+    servers = ServerLog(log)
+    assert servers.started() == ["a", "b"]
+    assert servers.stopped() == ["b"]
+    assert servers.running() == []  # a's pid does not exist
