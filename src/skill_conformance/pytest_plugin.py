@@ -91,8 +91,9 @@ def _info(item: pytest.Item) -> ScenarioInfo | None:
 
 
 def _names(item: pytest.Item) -> tuple[str, str, str | None]:
-    from pytest_bdd import scenario as bdd_scenario
+    import importlib
 
+    bdd_scenario = importlib.import_module("pytest_bdd.scenario")
     function = getattr(item, "obj", None)
     registry = getattr(bdd_scenario, "scenario_wrapper_template_registry", {})
     template = registry.get(function) if function is not None else None
