@@ -1,0 +1,103 @@
+"""Command line of skill-conformance: ``skill-conformance <command> ...``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import NoReturn
+
+from skill_conformance import __version__
+from skill_conformance.gherkin import FAILED, Options, run
+
+Command = Callable[[argparse.Namespace], int]
+
+
+class _UsageError(Exception):
+    """Raised instead of argparse's exit so :func:`main` returns a status."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise _UsageError(f"{self.prog}: error: {message}")
+
+
+def _gherkin(args: argparse.Namespace) -> int:
+    """Run ``skill-conformance gherkin``."""
+    options = Options(
+        specs=Path(args.specs),
+        out=Path(args.out),
+        check=bool(args.check),
+        lenient=bool(args.lenient),
+        relative_to=Path(args.relative_to),
+    )
+    return run(options, sys.stdout, sys.stderr)
+
+
+def _add_gherkin(commands: argparse._SubParsersAction[_Parser]) -> None:
+    parser = commands.add_parser(
+        "gherkin",
+        help="generate .feature files from OpenSpec specs",
+        description=(
+            "Turn every <capability>/spec.md under --specs into <capability>.feature in --out. "
+            "Exit 0 on success, 1 when --check finds a difference, 2 on errors."
+        ),
+    )
+    parser.add_argument("--specs", required=True, metavar="DIR", help="OpenSpec specs directory")
+    parser.add_argument("--out", required=True, metavar="DIR", help="feature output directory")
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="write nothing; print a diff and exit 1 when --out is not up to date",
+    )
+    parser.add_argument(
+        "--lenient",
+        action="store_true",
+        help="warn instead of failing on problems that `openspec validate` accepts",
+    )
+    parser.add_argument(
+        "--relative-to",
+        default=".",
+        metavar="DIR",
+        help="base of the spec paths written into headers and messages (default: .)",
+    )
+    parser.set_defaults(command=_gherkin)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Build the argument parser with one subparser per command."""
+    parser = _Parser(prog="skill-conformance", description=__doc__)
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    commands = parser.add_subparsers(title="commands", metavar="COMMAND", parser_class=_Parser)
+    _add_gherkin(commands)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line and return its exit status.
+
+    Args:
+        argv: Arguments without the program name; ``sys.argv[1:]`` when None.
+
+    Returns:
+        The exit status (0 success, 1 check found differences, 2 errors).
+
+    """
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except _UsageError as exc:
+        print(exc, file=sys.stderr)
+        return FAILED
+    except SystemExit as exc:  # --help and --version
+        return exc.code if isinstance(exc.code, int) else 0
+    command: Command | None = getattr(args, "command", None)
+    if command is None:
+        print(f"{parser.prog}: error: a command is required (try --help)", file=sys.stderr)
+        return FAILED
+    return command(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
