@@ -58,11 +58,13 @@ def implementation_of(config: pytest.Config) -> Implementation:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_bdd_apply_tag(tag: str, function: Callable[..., object]) -> bool | None:
-    """Turn ``@key:value`` tags into ``spec`` markers instead of markers named after the tag."""
+    """Turn tags into ``spec`` markers: ``@key:value`` by key, a bare ``@word`` as ``tag``.
+
+    pytest-bdd's default would make each tag a marker of its own name, which ``--strict-markers``
+    rejects for every tag nobody registered.
+    """
     key, colon, value = tag.partition(":")
-    if not colon:
-        return None
-    pytest.mark.spec(key, value)(function)
+    pytest.mark.spec(key, value)(function) if colon else pytest.mark.spec("tag", tag)(function)
     return True
 
 

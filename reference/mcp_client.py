@@ -1,0 +1,148 @@
+"""The MCP client, as a pydantic-ai toolset, on every supported pydantic-ai version.
+
+pydantic-ai 1.x has ``MCPServerStdio`` / ``MCPServerStreamableHTTP`` (on the ``mcp`` SDK);
+pydantic-ai 2.x removed them for ``MCPToolset`` over a FastMCP transport. This is the only module
+that knows which one exists. Either way the result is an ordinary toolset whose connection is
+reference-counted: the first ``__aenter__`` starts the server process (or connects) and the last
+``__aexit__`` stops it. Nothing starts before that.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Any, Protocol, cast
+
+from pydantic_ai.toolsets import AbstractToolset
+
+__all__ = ["McpResourceInfo", "McpServer", "http_server", "stdio_server"]
+
+
+@dataclass(frozen=True)
+class McpResourceInfo:
+    """One resource an MCP server lists."""
+
+    name: str
+    description: str
+    uri: str
+
+
+class _ResourceClient(Protocol):
+    """What both generations of the pydantic-ai MCP toolset offer besides tools."""
+
+    @property
+    def is_running(self) -> bool: ...
+
+    async def list_resources(self) -> Sequence[Any]: ...
+
+    async def read_resource(self, uri: str) -> Any: ...
+
+
+class McpServer:
+    """One MCP server: its pydantic-ai toolset, plus its resources.
+
+    Entering it connects (starting the process of a stdio server) unless it is already connected;
+    exiting it as many times as it was entered disconnects (stopping the process).
+    """
+
+    def __init__(self, toolset: AbstractToolset[Any], label: str) -> None:
+        self.toolset = toolset
+        self.label = label
+        self._client = cast(_ResourceClient, toolset)
+
+    @property
+    def is_running(self) -> bool:
+        """Whether the connection is open."""
+        return bool(self._client.is_running)
+
+    async def __aenter__(self) -> McpServer:
+        await self.toolset.__aenter__()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.toolset.__aexit__(exc_type, exc, traceback)
+
+    async def resources(self) -> list[McpResourceInfo]:
+        """The resources the server lists (connecting for the call if it is not connected)."""
+        listed = await self._client.list_resources()
+        return [
+            McpResourceInfo(
+                name=str(resource.name),
+                description=str(getattr(resource, "description", None) or ""),
+                uri=str(resource.uri),
+            )
+            for resource in listed
+        ]
+
+    async def read_text(self, uri: str) -> str:
+        """The text content of resource ``uri``; parts are joined by newlines."""
+        content = await self._client.read_resource(uri)
+        parts = content if isinstance(content, list) else [content]
+        return "\n".join(part if isinstance(part, str) else _binary_text(part) for part in parts)
+
+
+def _binary_text(part: object) -> str:
+    data = getattr(part, "data", b"")
+    return data.decode("utf-8", errors="replace") if isinstance(data, bytes) else str(part)
+
+
+def stdio_server(
+    command: str, args: Sequence[str], env: Mapping[str, str] | None, *, id: str, label: str
+) -> McpServer:
+    """An MCP server run as a subprocess speaking stdio; nothing starts until it is entered.
+
+    Args:
+        command: The program to run.
+        args: Its arguments.
+        env: Extra environment variables (the MCP SDK's safe defaults are kept).
+        id: The toolset id, unique within an agent.
+        label: A name for messages.
+
+    """
+    environment = dict(env) if env else None
+    legacy = _legacy("MCPServerStdio")
+    if legacy is not None:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            toolset = legacy(command, list(args), env=environment, id=id)
+    else:
+        from fastmcp.client.transports import StdioTransport
+        from pydantic_ai.mcp import MCPToolset
+
+        # keep_alive defaults to True in FastMCP, which would outlive the toolset's exit.
+        transport = StdioTransport(
+            command=command, args=list(args), env=environment, keep_alive=False
+        )
+        toolset = MCPToolset(transport, id=id)
+    return McpServer(cast(AbstractToolset[Any], toolset), label)
+
+
+def http_server(url: str, headers: Mapping[str, str], *, id: str, label: str) -> McpServer:
+    """An MCP server reached over streamable HTTP; nothing connects until it is entered."""
+    legacy = _legacy("MCPServerStreamableHTTP")
+    if legacy is not None:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            toolset = legacy(url, headers=dict(headers) or None, id=id)
+    else:
+        from pydantic_ai.mcp import MCPToolset
+
+        toolset = MCPToolset(url, headers=dict(headers) or None, id=id)
+    return McpServer(cast(AbstractToolset[Any], toolset), label)
+
+
+def _legacy(name: str) -> Any:
+    """pydantic-ai 1.x's MCP server class ``name``, or ``None`` on 2.x, where it was removed."""
+    import pydantic_ai.mcp
+
+    try:
+        return getattr(pydantic_ai.mcp, name)
+    except (AttributeError, ImportError):
+        return None

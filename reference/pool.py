@@ -1,0 +1,93 @@
+"""The pool's side of the skill system: building the skill manager, and rebuilding it.
+
+Start-up builds a :class:`SkillManagerCap` from the skills directory and registers it with the
+extension registry at pool scope. A rebuild unregisters the current manager, exits it if it is
+entered, then builds and registers a new one from what the directory now holds, so the registry
+always holds exactly one skill manager of this pool. Building starts no MCP server.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic_ai.capabilities import AbstractCapability
+
+from reference.loader import load_skills
+from reference.manager import SkillManagerCap
+from reference.registry import POOL_SCOPE, ExtensionRegistry
+from reference.skill_tools import SkillToolsProvider
+
+__all__ = ["SkillPool"]
+
+
+class SkillPool:
+    """The skills of one agent pool.
+
+    Args:
+        skills_dir: The directory of skill directories.
+        children: The pool's non-skill capabilities that the skill manager holds as children
+            (MCP servers, remote skill providers, plain toolsets).
+        registry: The pool's extension registry; a new one if not given.
+
+    """
+
+    def __init__(
+        self,
+        skills_dir: Path,
+        children: Sequence[AbstractCapability[Any]] = (),
+        *,
+        registry: ExtensionRegistry | None = None,
+    ) -> None:
+        self.skills_dir = skills_dir
+        self.children = tuple(children)
+        self.registry = registry if registry is not None else ExtensionRegistry()
+        self.skills_tools = SkillToolsProvider(self)
+        self._manager: SkillManagerCap | None = None
+        self._problems: list[str] = []
+
+    @property
+    def manager(self) -> SkillManagerCap:
+        """The current skill manager."""
+        if self._manager is None:
+            raise RuntimeError("the skill pool has not started")
+        return self._manager
+
+    @property
+    def problems(self) -> list[str]:
+        """Problems of the current build: bad skill files, tools that did not import."""
+        return list(self._problems)
+
+    async def start(self) -> None:
+        """Build the skill manager and register it at pool scope."""
+        if self._manager is not None:
+            raise RuntimeError("the skill pool has already started")
+        self._install(self._build())
+
+    async def rebuild(self) -> None:
+        """Replace the skill manager by one built from the skills directory as it is now."""
+        old = self.manager
+        self.registry.unregister(old, POOL_SCOPE)
+        self._manager = None
+        if old.entered:
+            await old.aclose()
+        self._install(self._build())
+
+    async def close(self) -> None:
+        """Unregister the skill manager and exit it if it is entered."""
+        old, self._manager = self._manager, None
+        if old is not None:
+            self.registry.unregister(old, POOL_SCOPE)
+            if old.entered:
+                await old.aclose()
+
+    def _build(self) -> SkillManagerCap:
+        loaded = load_skills(self.skills_dir)
+        manager = SkillManagerCap(loaded.skills.values(), self.children, name="pool-skills")
+        self._problems = loaded.problems + manager.problems
+        return manager
+
+    def _install(self, manager: SkillManagerCap) -> None:
+        self._manager = manager
+        self.registry.register(manager, POOL_SCOPE)

@@ -1,0 +1,124 @@
+"""``load_skill`` and ``list_skills``: the two tools through which an agent finds and reads skills.
+
+:class:`SkillToolsProvider` is a capability offering both as real pydantic-ai tools. It reads the
+pool it serves each time a tool is called, so it always sees the skill manager of the latest
+rebuild.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from pydantic_ai import Tool
+from pydantic_ai.toolsets import AbstractToolset, FunctionToolset
+
+from reference.capabilities import IdentityCapability
+from reference.errors import ReferenceNotFoundError, SecurityError, SkillNotFoundError
+from reference.manager import SkillManagerCap
+from reference.references import list_references, read_reference
+from reference.registry import POOL_SCOPE, ExtensionRegistry, Scope
+from reference.skill import Skill
+from reference.substitution import substitute_arguments
+from reference.uri import check_skill_name, is_skill_uri
+
+__all__ = ["SkillHost", "SkillToolsProvider", "render_skill"]
+
+
+class SkillHost(Protocol):
+    """What the skill tools read from the pool they serve."""
+
+    @property
+    def manager(self) -> SkillManagerCap:
+        """The pool's current skill manager."""
+        ...
+
+    @property
+    def registry(self) -> ExtensionRegistry:
+        """The pool's extension registry."""
+        ...
+
+
+class SkillToolsProvider(IdentityCapability):
+    """The capability offering ``load_skill`` and ``list_skills`` over a pool's skills.
+
+    Args:
+        host: The pool.
+        scope: The registry scope ``skill://`` URIs are resolved at.
+
+    """
+
+    def __init__(self, host: SkillHost, *, scope: Scope = POOL_SCOPE) -> None:
+        self.host = host
+        self.scope = scope
+        self._toolset = FunctionToolset(
+            [
+                Tool(self.load_skill, name="load_skill", takes_ctx=False),
+                Tool(self.list_skills, name="list_skills", takes_ctx=False),
+            ],
+            id="skill-tools",
+        )
+
+    def get_toolset(self) -> AbstractToolset[Any]:
+        """The toolset of ``load_skill`` and ``list_skills``."""
+        return self._toolset
+
+    async def load_skill(self, skill_name: str, arguments: str | None = None) -> str:
+        """Load a skill: its instructions, tools, MCP servers and reference files.
+
+        Args:
+            skill_name: A skill name, a ``skill://{name}`` URI, or ``skill://{name}/{path}``
+                for one reference file of the skill.
+            arguments: Arguments for the skill's ``$1``..``$N``, ``$@`` and ``$ARGUMENTS``.
+
+        """
+        if is_skill_uri(skill_name):
+            resolved = await self.host.registry.resolve_uri(skill_name, self.scope)
+            if resolved.reference is not None:
+                return resolved.text
+            skill = resolved.skill
+        else:
+            skill = await self._find(check_skill_name(skill_name))
+        return render_skill(skill, arguments, self.host.manager.python_tool_names(skill.name))
+
+    async def list_skills(self) -> list[dict[str, str | None]]:
+        """List every skill available: local skills, then those of remote skill providers."""
+        manager = self.host.manager
+        entries = await manager.list_skills()
+        for provider in manager.remote_skill_resources():
+            entries.extend(await provider.list_skills())
+        return [
+            {"name": e.name, "description": e.description, "source": e.source, "uri": e.uri}
+            for e in entries
+        ]
+
+    async def _find(self, name: str) -> Skill:
+        manager = self.host.manager
+        if name in manager.skills:
+            return manager.skills[name]
+        for provider in manager.remote_skill_resources():
+            if any(entry.name == name for entry in await provider.list_skills()):
+                return await provider.read_skill(name)
+        raise SkillNotFoundError(name)
+
+
+def render_skill(skill: Skill, arguments: str | None, python_tools: list[str]) -> str:
+    """The text ``load_skill`` returns for ``skill``.
+
+    The instructions (with ``arguments`` substituted), then the skill's Python tools, its MCP
+    servers and the content of each file under ``references/`` (sorted by path). A reference that
+    leads outside the skill's directory is named but not read.
+    """
+    sections = [f"# Skill: {skill.name}", substitute_arguments(skill.instructions, arguments)]
+    if python_tools:
+        sections.append("## Python tools\n" + "\n".join(f"- {name}" for name in python_tools))
+    if skill.mcp_servers:
+        servers = "\n".join(f"- {server.name}" for server in skill.mcp_servers)
+        sections.append(f"## MCP servers\n{servers}")
+    if skill.directory is not None:
+        for path in list_references(skill.directory):
+            try:
+                content = read_reference(skill.name, skill.directory, path)
+            except (SecurityError, ReferenceNotFoundError) as error:
+                content = f"(not read: {error})"
+            sections.append(f"## Reference: {path}\n{content}")
+    return "\n\n".join(sections) + "\n"

@@ -1,0 +1,1 @@
+"""Adapters: each plugs one implementation of the skill system into the port."""

@@ -1,0 +1,295 @@
+"""The adapter of the reference implementation (``--impl reference``).
+
+It drives the reference through the entry points production uses: the pool's start-up and
+rebuild, the agent factory, and real pydantic-ai agents whose model is a ``FunctionModel``. What
+"the agent is offered" means is exactly the tool names that model sees in a real ``agent.run``;
+a tool call is the model answering with a ``ToolCallPart``, and its result is read back from the
+run's messages. Every run therefore goes through the skill manager's ``for_run`` copy and its
+``get_wrapper_toolset`` filter, as pydantic-ai calls them.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from pydantic_ai import Agent, Tool
+from pydantic_ai.capabilities import AbstractCapability
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelResponse,
+    RetryPromptPart,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+)
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.toolsets import FunctionToolset
+
+from reference.capabilities import McpServerCap, ToolsetCap
+from reference.errors import (
+    ReferenceNotFoundError,
+    SecurityError,
+    SkillError,
+    SkillNotFoundError,
+)
+from reference.factory import AgentFactory, HostContext
+from reference.manager import SkillManagerCap
+from reference.mcp_client import stdio_server
+from reference.pool import SkillPool
+from reference.registry import Scope as RegistryScope
+from reference.registry import ScopeLevel
+from skill_conformance.port import (
+    Ability,
+    AgentPath,
+    AsyncSkillSystem,
+    ErrorKind,
+    McpChild,
+    ResolvedSkill,
+    RunRecord,
+    Scope,
+    Setup,
+    SkillListing,
+    SkillSystemError,
+    ToolsChild,
+)
+
+__all__ = ["ReferenceImplementation", "ReferenceSystem"]
+
+_CALL_ID = "conformance-call"
+_PROMPT = "Use the skills."
+
+
+def _version() -> str:
+    try:
+        return importlib.metadata.version("skill-conformance")
+    except importlib.metadata.PackageNotFoundError:
+        from skill_conformance import __version__
+
+        return __version__
+
+
+class ReferenceImplementation:
+    """The reference implementation, as ``--impl reference`` loads it."""
+
+    name = "reference"
+
+    def __init__(self) -> None:
+        self.version = _version()
+        self.unsupported: Mapping[Ability, str] = {}
+
+    def open(self, setup: Setup) -> AsyncSkillSystem:
+        """A system for one scenario; nothing is built until ``start``."""
+        return ReferenceSystem(setup)
+
+
+class _Script:
+    """The model of one run: it calls one tool once (if told to), then answers with text."""
+
+    def __init__(self, call: tuple[str, Mapping[str, object]] | None = None) -> None:
+        self.call = call
+        self.offered: tuple[str, ...] | None = None
+        self.result: object = None
+        self._called = False
+
+    def respond(self, messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        """The model's answer to the run so far."""
+        if self.offered is None:
+            self.offered = tuple(tool.name for tool in info.function_tools)
+        if self.call is not None and not self._called:
+            self._called = True
+            name, arguments = self.call
+            return ModelResponse(
+                parts=[ToolCallPart(tool_name=name, args=dict(arguments), tool_call_id=_CALL_ID)]
+            )
+        for message in messages:
+            for part in message.parts:
+                if isinstance(part, ToolReturnPart) and part.tool_call_id == _CALL_ID:
+                    self.result = part.content
+                elif isinstance(part, RetryPromptPart) and part.tool_call_id == _CALL_ID:
+                    self.result = part.model_response()
+        return ModelResponse(parts=[TextPart("Done.")])
+
+
+def _idle(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+    return ModelResponse(parts=[TextPart("Done.")])
+
+
+@contextmanager
+def _port_errors() -> Iterator[None]:
+    """Map the reference's errors to the port's kinds."""
+    try:
+        yield
+    except (SkillNotFoundError, ReferenceNotFoundError) as error:
+        raise SkillSystemError(ErrorKind.NOT_FOUND, str(error)) from error
+    except SecurityError as error:
+        raise SkillSystemError(ErrorKind.SECURITY, str(error)) from error
+    except SkillError as error:
+        raise SkillSystemError(ErrorKind.INVALID_CONFIG, str(error)) from error
+
+
+def _tools_child(child: ToolsChild) -> ToolsetCap:
+    def returning(text: str) -> Callable[[], str]:
+        def tool() -> str:
+            return text
+
+        tool.__doc__ = f"Return {text!r}."
+        return tool
+
+    tools = [Tool(returning(f"{child.label}:{name}"), name=name) for name in child.tools]
+    return ToolsetCap(FunctionToolset(tools, id=child.label))
+
+
+def _mcp_child(child: McpChild) -> McpServerCap:
+    server = child.server
+    return McpServerCap(
+        stdio_server(server.command, server.args, server.env, id=child.label, label=child.label)
+    )
+
+
+_SCOPES: Mapping[Scope, RegistryScope] = {
+    Scope.POOL: RegistryScope(ScopeLevel.POOL),
+    Scope.SESSION: RegistryScope(ScopeLevel.SESSION, session_id="session-1"),
+    Scope.AGENT: RegistryScope(ScopeLevel.AGENT, session_id="session-1", agent_name="agent-1"),
+    Scope.TURN: RegistryScope(
+        ScopeLevel.TURN, session_id="session-1", agent_name="agent-1", turn_id="turn-1"
+    ),
+}
+
+
+class ReferenceSystem:
+    """The reference opened on one :class:`Setup` (see :class:`AsyncSkillSystem`)."""
+
+    def __init__(self, setup: Setup) -> None:
+        self._setup = setup
+        self._pool: SkillPool | None = None
+        self._factory: AgentFactory | None = None
+        self._entered: SkillManagerCap | None = None
+        self._problems: list[str] = []
+
+    @property
+    def pool(self) -> SkillPool:
+        """The pool, once started."""
+        assert self._pool is not None, "start() was not called"
+        return self._pool
+
+    @property
+    def factory(self) -> AgentFactory:
+        """The agent factory, once started."""
+        assert self._factory is not None, "start() was not called"
+        return self._factory
+
+    async def start(self) -> None:  # noqa: D102
+        children: list[AbstractCapability[Any]] = [
+            _tools_child(child) if isinstance(child, ToolsChild) else _mcp_child(child)
+            for child in self._setup.children
+        ]
+        pool = SkillPool(self._setup.skills_dir, children)
+        with _port_errors():
+            await pool.start()
+        self._pool = pool
+        self._note_problems()
+        provider = pool.skills_tools if self._setup.skills_tools_provider else None
+        self._factory = AgentFactory(HostContext(pool, provider), FunctionModel(_idle))
+
+    # -- agent runs ----------------------------------------------------------------------------
+
+    def _manager_agent(self) -> Agent[None, str]:
+        """An agent with the pool's skill manager as its capability, and nothing else."""
+        return Agent(FunctionModel(_idle), capabilities=[self.pool.manager])
+
+    def _skill_tools_agent(self) -> Agent[None, str]:
+        """An agent with the pool's ``load_skill``/``list_skills`` provider and nothing else.
+
+        Without the manager, a call starts no skill's MCP server; a remote skill provider is
+        connected by the call itself (sharing the connection if the manager is entered).
+        """
+        return Agent(FunctionModel(_idle), capabilities=[self.pool.skills_tools])
+
+    def _agent(self, path: AgentPath) -> Agent[None, str]:
+        if path is AgentPath.CHILD_SESSION:
+            return self.factory.create_child_session_agent()
+        return self.factory.create_standalone_agent()
+
+    async def _run(self, agent: Agent[None, str], script: _Script) -> RunRecord:
+        with _port_errors():
+            await agent.run(_PROMPT, model=FunctionModel(script.respond))
+        return RunRecord(offered=script.offered or (), result=script.result)
+
+    async def _call(
+        self, agent: Agent[None, str], tool: str, arguments: Mapping[str, object]
+    ) -> object:
+        return (await self._run(agent, _Script((tool, arguments)))).result
+
+    async def tool_names(self) -> Sequence[str]:  # noqa: D102
+        return (await self._run(self._manager_agent(), _Script())).offered
+
+    async def run_tool(self, name: str, arguments: Mapping[str, object]) -> RunRecord:  # noqa: D102
+        return await self._run(self._manager_agent(), _Script((name, arguments)))
+
+    async def load_skill(self, skill: str, arguments: str | None = None) -> str:  # noqa: D102
+        call: dict[str, object] = {"skill_name": skill}
+        if arguments is not None:
+            call["arguments"] = arguments
+        return str(await self._call(self._skill_tools_agent(), "load_skill", call))
+
+    async def list_skills(self) -> Sequence[SkillListing]:  # noqa: D102
+        entries = await self._call(self._skill_tools_agent(), "list_skills", {})
+        if not isinstance(entries, list):
+            raise TypeError(f"list_skills returned {entries!r}")
+        return [
+            SkillListing(
+                name=str(entry["name"]),
+                description=str(entry["description"]),
+                source=str(entry["source"]),
+                uri=None if entry.get("uri") is None else str(entry["uri"]),
+            )
+            for entry in entries
+        ]
+
+    async def agent_tool_names(self, path: AgentPath) -> Sequence[str]:  # noqa: D102
+        return (await self._run(self._agent(path), _Script())).offered
+
+    async def agent_load_skill(self, path: AgentPath, skill: str) -> str:  # noqa: D102
+        return str(await self._call(self._agent(path), "load_skill", {"skill_name": skill}))
+
+    # -- registry, rebuild, lifecycle ------------------------------------------------------------
+
+    async def resolve_uri(self, uri: str) -> ResolvedSkill:  # noqa: D102
+        with _port_errors():
+            resolved = await self.pool.registry.resolve_uri(uri)
+        return ResolvedSkill(name=resolved.skill.name, instructions=resolved.text)
+
+    async def registry_skill_names(self, scope: Scope) -> Sequence[str]:  # noqa: D102
+        return [entry.name for entry in await self.pool.registry.list_skills(_SCOPES[scope])]
+
+    async def rebuild(self) -> None:  # noqa: D102
+        with _port_errors():
+            await self.pool.rebuild()
+        self._note_problems()
+
+    async def enter(self) -> None:  # noqa: D102
+        manager = self.pool.manager
+        await manager.__aenter__()
+        self._entered = manager
+
+    async def exit(self) -> None:  # noqa: D102
+        manager, self._entered = self._entered, None
+        if manager is not None and manager.entered:
+            await manager.__aexit__(None, None, None)
+
+    def problems(self) -> Sequence[str]:  # noqa: D102
+        return list(self._problems)
+
+    def _note_problems(self) -> None:
+        """Keep the problems of every build so far, each once."""
+        self._problems.extend(p for p in self.pool.problems if p not in self._problems)
+
+    async def close(self) -> None:  # noqa: D102
+        try:
+            await self.exit()
+        finally:
+            if self._pool is not None:
+                await self._pool.close()

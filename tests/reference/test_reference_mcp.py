@@ -1,0 +1,97 @@
+"""The MCP path with real stdio processes: lifecycle, order, shared connections, the shim."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from reference_helpers import agent_run
+
+from reference.capabilities import McpServerCap
+from reference.loader import load_skills
+from reference.manager import SkillManagerCap
+from reference.mcp_client import http_server, stdio_server
+from skill_conformance.world import pid_alive
+
+pytestmark = pytest.mark.anyio
+
+
+def events(log: Path) -> list[tuple[str, str, int]]:
+    lines = log.read_text().splitlines() if log.exists() else []
+    return [(r["event"], r["label"], r["pid"]) for r in map(json.loads, lines)]
+
+
+async def test_entering_and_exiting_the_manager(
+    skills_dir: Path, make_skill: Any, server_entry: Any, mcp_log: Path
+) -> None:
+    make_skill("alpha", mcp_servers={"first": server_entry("first", ["echo", "get__item"])})
+    make_skill("beta", mcp_servers={"second": server_entry("second")})
+    third = server_entry("third", ["ping"])
+    child = McpServerCap(
+        stdio_server(third["command"], third["args"], None, id="third", label="third")
+    )
+    manager = SkillManagerCap(load_skills(skills_dir).skills.values(), [child])
+    assert events(mcp_log) == []
+
+    with anyio.fail_after(20):
+        async with manager:
+            assert [(e, label) for e, label, _ in events(mcp_log)] == [
+                ("start", "first"),
+                ("start", "second"),
+                ("start", "third"),
+            ]
+            run = await agent_run([manager], ("alpha__mcp__get__item", {"text": "hi"}))
+            assert run.offered[0] == [
+                "alpha__mcp__echo",
+                "alpha__mcp__get__item",
+                "beta__mcp__echo",
+                "ping",
+            ]
+            assert run.result == "first:get__item:hi"
+            assert len(events(mcp_log)) == 3, "the run shared the manager's connections"
+    log = events(mcp_log)
+    assert [label for e, label, _ in log if e == "stop"] == ["third", "second", "first"]
+    assert not [pid for _, _, pid in log if pid_alive(pid)]
+
+
+async def test_a_run_connects_lazily_and_disconnects(
+    skills_dir: Path, make_skill: Any, server_entry: Any, mcp_log: Path
+) -> None:
+    make_skill(
+        "hybrid",
+        tools=[{"import_path": "json:loads"}],
+        mcp_servers={"server1": server_entry("server1")},
+    )
+    manager = SkillManagerCap(load_skills(skills_dir).skills.values())
+    with anyio.fail_after(20):
+        run = await agent_run([manager], ("hybrid__mcp__echo", {"text": "hi"}))
+    assert run.offered[0] == ["hybrid__tool__loads", "hybrid__mcp__echo"]
+    assert run.result == "server1:echo:hi"
+    assert [e for e, _, _ in events(mcp_log)] == ["start", "stop"]
+    assert not any(pid_alive(pid) for _, _, pid in events(mcp_log))
+
+
+def test_the_shim_builds_the_client_of_this_pydantic_ai() -> None:
+    server = stdio_server(sys.executable, ["-c", "pass"], {"A": "1"}, id="s", label="s")
+    remote = http_server("http://127.0.0.1:9/mcp", {}, id="h", label="h")
+    assert not server.is_running
+    assert not remote.is_running
+    try:
+        from pydantic_ai.mcp import MCPServerStdio
+    except ImportError:
+        from fastmcp.client.transports import StdioTransport
+        from pydantic_ai.mcp import MCPToolset
+
+        assert isinstance(server.toolset, MCPToolset)
+        transport = server.toolset.client.transport
+        assert isinstance(transport, StdioTransport)
+        assert transport.keep_alive is False, "the process must stop when the toolset is exited"
+        assert transport.env == {"A": "1"}
+    else:
+        assert isinstance(server.toolset, MCPServerStdio)
+        assert server.toolset.env == {"A": "1"}
+    assert server.toolset.id == "s"

@@ -1,0 +1,72 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from reference.errors import ReferenceNotFoundError, SecurityError
+from reference.references import list_references, read_reference
+
+
+@pytest.fixture
+def skill_dir(tmp_path: Path) -> Path:
+    directory = tmp_path / "skills" / "my-skill"
+    (directory / "references" / "deep").mkdir(parents=True)
+    (directory / "references" / "guide.md").write_text("GUIDE-CONTENT")
+    (directory / "references" / "deep" / "b.md").write_text("B")
+    (directory / "references" / "a.md").write_text("A")
+    (tmp_path / "secret.md").write_text("TOPSECRET")
+    evil = tmp_path / "skills" / "my-skill-evil"
+    evil.mkdir()
+    (evil / "secret.md").write_text("TOPSECRET")
+    return directory
+
+
+def test_reads_inside_the_skill(skill_dir: Path) -> None:
+    assert read_reference("my-skill", skill_dir, "references/guide.md") == "GUIDE-CONTENT"
+    assert read_reference("my-skill", skill_dir, "./references/deep/b.md") == "B"
+
+
+def test_lists_reference_files_sorted(skill_dir: Path) -> None:
+    assert list_references(skill_dir) == [
+        "references/a.md",
+        "references/deep/b.md",
+        "references/guide.md",
+    ]
+    assert list_references(skill_dir / "references") == []
+
+
+@pytest.mark.parametrize(
+    "path", ["../../secret.md", "references/../../../secret.md", "/etc/passwd", "..\\secret.md"]
+)
+def test_lexical_traversal(skill_dir: Path, path: str) -> None:
+    with pytest.raises(SecurityError) as caught:
+        read_reference("my-skill", skill_dir, path)
+    assert "TOPSECRET" not in str(caught.value)
+
+
+def test_a_symlink_into_a_prefix_sharing_sibling_is_outside(skill_dir: Path) -> None:
+    link = skill_dir / "references" / "link.md"
+    link.symlink_to("../../my-skill-evil/secret.md")
+    resolved, root = str(link.resolve()), str(skill_dir.resolve())
+    assert resolved.startswith(root), "a string prefix check would let this through"
+    with pytest.raises(SecurityError) as caught:
+        read_reference("my-skill", skill_dir, "references/link.md")
+    assert "TOPSECRET" not in str(caught.value)
+
+
+def test_a_symlinked_directory_out_of_the_skill_is_outside(skill_dir: Path) -> None:
+    (skill_dir / "references" / "out").symlink_to(skill_dir.parent.parent, target_is_directory=True)
+    with pytest.raises(SecurityError):
+        read_reference("my-skill", skill_dir, "references/out/secret.md")
+
+
+def test_a_symlink_inside_the_skill_is_followed(skill_dir: Path) -> None:
+    (skill_dir / "references" / "alias.md").symlink_to("guide.md")
+    assert read_reference("my-skill", skill_dir, "references/alias.md") == "GUIDE-CONTENT"
+
+
+@pytest.mark.parametrize("path", ["references/missing.md", "references", "references/deep"])
+def test_no_file_there(skill_dir: Path, path: str) -> None:
+    with pytest.raises(ReferenceNotFoundError, match="my-skill"):
+        read_reference("my-skill", skill_dir, path)
