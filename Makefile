@@ -42,7 +42,11 @@ lint: sync ## ruff check and format check
 
 .PHONY: typecheck
 typecheck: sync ## mypy --strict over the suite, the steps and the reference
-	$(UV) run --frozen mypy src steps reference conftest.py
+	$(UV) run --frozen mypy src steps reference benchmarks conftest.py
+
+.PHONY: bench
+bench: sync ## Print the benchmark figures (wall time of the conformance run and its split)
+	$(UV) run --frozen python benchmarks/conformance_run.py --impl $(IMPL)
 
 .PHONY: help
 help: ## List the targets

@@ -115,6 +115,8 @@ class ScenarioContext:
         assert isinstance(parsed, dict), f"tool arguments must be a JSON object: {arguments}"
         self.runs += 1
         self.run = self.system.run_tool(tool, parsed)
+        # What the model was offered in that run is the agent's tool list: no second run needed.
+        self._tools = list(self.run.offered)
         return self.run
 
     def last_run(self) -> RunRecord:

@@ -23,6 +23,8 @@ from skill_conformance.world import World
 __all__ = ["NOT_APPLICABLE"]
 
 _LEDGER = pytest.StashKey[Ledger]()
+_COLLECTED: dict[str, ScenarioInfo] = {}
+"""Scenarios collected in this process (under xdist: in this worker)."""
 _IMPLEMENTATION = pytest.StashKey[Implementation]()
 
 
@@ -44,9 +46,22 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Register the suite's marker and start an empty ledger."""
+    """Register the suite's marker and the ledger that collects verdicts from reports."""
     config.addinivalue_line("markers", "spec(key, value): a tag of the generated features")
-    config.stash[_LEDGER] = Ledger()
+    ledger = Ledger()
+    config.stash[_LEDGER] = ledger
+    config.pluginmanager.register(_LedgerRecorder(ledger), "skill-conformance-ledger")
+
+
+class _LedgerRecorder:
+    """Records verdicts from reports, where they arrive: in-process or from xdist workers."""
+
+    def __init__(self, ledger: Ledger) -> None:
+        self.ledger = ledger
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        """Keep the verdict that :func:`pytest_runtest_makereport` attached to ``report``."""
+        self.ledger.record_report(report)
 
 
 def implementation_of(config: pytest.Config) -> Implementation:
@@ -107,12 +122,11 @@ def _names(item: pytest.Item) -> tuple[str, str, str | None]:
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Record which scenarios were collected, for the summary."""
-    ledger = config.stash[_LEDGER]
     for item in items:
         info = _info(item)
         if info is not None:
-            ledger.collected[item.nodeid] = info
-    if ledger.collected:
+            _COLLECTED[item.nodeid] = info
+    if _COLLECTED:
         try:
             implementation_of(config)
         except AdapterLoadError as error:
@@ -154,14 +168,11 @@ def pytest_runtest_makereport(
 ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     """Classify each scenario's verdict; attach it to the report for JUnit and the summary."""
     report = yield
-    ledger = item.config.stash[_LEDGER]
-    info = ledger.collected.get(item.nodeid)
+    info = _COLLECTED.get(item.nodeid)
     if info is not None:
         verdict = verdict_of(report, call)
         if verdict is not None:
-            report.user_properties.append(("verdict", verdict))
-            report.user_properties.append(("scenario_id", info.scenario_id))
-            ledger.record(item.nodeid, verdict, report)
+            report.user_properties.extend(info.as_properties(verdict))
     return report
 
 

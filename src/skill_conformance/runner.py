@@ -91,13 +91,16 @@ class _Actor:
         return future.result(timeout + _GRACE)
 
     def stop(self) -> None:
-        def shutdown() -> None:
-            for task in asyncio.all_tasks(self._loop):
+        async def shutdown() -> None:
+            tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+            for task in tasks:
                 task.cancel()
-            self._loop.call_later(0.2, self._loop.stop)
+            await asyncio.gather(*tasks, return_exceptions=True)
+            await self._loop.shutdown_asyncgens()
+            self._loop.stop()
 
         if self._loop.is_running():
-            self._loop.call_soon_threadsafe(shutdown)
+            asyncio.run_coroutine_threadsafe(shutdown(), self._loop)
             self._thread.join(timeout=_GRACE)
         if not self._thread.is_alive():
             self._loop.close()

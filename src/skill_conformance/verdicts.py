@@ -50,6 +50,25 @@ class ScenarioInfo:
     scenario_id: str
     needs: tuple[str, ...] = ()
 
+    _FIELDS = ("capability", "requirement", "scenario", "feature", "scenario_id")
+
+    def as_properties(self, verdict: str) -> list[tuple[str, str]]:
+        """Report user properties naming this scenario and its ``verdict`` (they cross xdist)."""
+        fields = [(f"sc_{name}", str(getattr(self, name))) for name in self._FIELDS]
+        return [("verdict", verdict), ("scenario_id", self.scenario_id), *fields]
+
+    @classmethod
+    def from_properties(cls, nodeid: str, properties: dict[str, str]) -> ScenarioInfo:
+        """The inverse of :meth:`as_properties`."""
+        return cls(
+            nodeid=nodeid,
+            capability=properties["sc_capability"],
+            requirement=properties["sc_requirement"],
+            scenario=properties["sc_scenario"],
+            feature=properties["sc_feature"],
+            scenario_id=properties["sc_scenario_id"],
+        )
+
 
 def _is_assertion(call: pytest.CallInfo[None]) -> bool:
     if call.excinfo is None:
@@ -84,6 +103,14 @@ class Ledger:
     collected: dict[str, ScenarioInfo] = field(default_factory=dict)
     verdicts: dict[str, str] = field(default_factory=dict)
     reasons: dict[str, str] = field(default_factory=dict)
+
+    def record_report(self, report: pytest.TestReport) -> None:
+        """Record the verdict a report carries in its user properties, if it carries one."""
+        properties = {str(k): str(v) for k, v in report.user_properties}
+        if "verdict" not in properties:
+            return
+        self.collected[report.nodeid] = ScenarioInfo.from_properties(report.nodeid, properties)
+        self.record(report.nodeid, properties["verdict"], report)
 
     def record(self, nodeid: str, verdict: str, report: pytest.TestReport) -> None:
         """Keep the most severe verdict any phase of ``nodeid`` gave."""

@@ -1,0 +1,67 @@
+"""``--impl package.module:Class`` runs the suite on an adapter that lives outside the repo."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+ADAPTER = '''
+from skill_conformance.adapters.reference import ReferenceImplementation
+from skill_conformance.port import Ability
+
+
+class Mine(ReferenceImplementation):
+    """A throwaway adapter: the reference under another name, lacking pool rebuilds."""
+
+    name = "mine"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.version = "9.9"
+        self.unsupported = {Ability.POOL_REBUILD: "mine has no pool"}
+'''
+
+
+def _run(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
+    command = [sys.executable, "-m", "pytest", "steps", "-p", "no:cacheprovider", *args]
+    return subprocess.run(
+        command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300, check=False
+    )
+
+
+def test_an_outside_adapter_runs_and_reports(tmp_path: Path) -> None:
+    (tmp_path / "mine_adapter.py").write_text(ADAPTER)
+    report = tmp_path / "cucumber.json"
+    done = _run(
+        tmp_path,
+        "--impl",
+        "mine_adapter:Mine",
+        "-k",
+        "positional_argument or repeated_rebuilds",
+        f"--cucumberjson={report}",
+    )
+    assert done.returncode == 0, done.stdout[-3000:]
+    assert "skill-conformance: mine 9.9" in done.stdout
+    assert "1 passed, 1 not-applicable" in done.stdout
+    features = json.loads(report.read_text())
+    names = [e["name"] for f in features for e in f["elements"]]
+    # pytest-bdd's Cucumber JSON holds the scenarios that ran; a not-applicable one is skipped
+    # before it starts and so is absent there (it is in JUnit XML and the summary).
+    assert names == ["Positional argument substitution"]
+
+
+def test_an_adapter_that_cannot_import_gives_one_line(tmp_path: Path) -> None:
+    (tmp_path / "broken_adapter.py").write_text("import no_such_module_sc\n")
+    done = _run(tmp_path, "--impl", "broken_adapter:Impl", "-k", "positional_argument")
+    assert done.returncode == 4
+    output = done.stdout + done.stderr
+    assert (
+        "--impl 'broken_adapter:Impl': cannot import broken_adapter: ModuleNotFoundError" in output
+    )
+    assert "Traceback" not in output
