@@ -20,8 +20,9 @@ conformance: sync ## Run the conformance suite against IMPL (default: the refere
 	$(UV) run --frozen pytest steps --impl $(IMPL)
 
 .PHONY: test
-test: sync specs-validate features-check lint typecheck ## The project's own checks and tests, conformance run included
+test: sync specs-validate features-check lint typecheck ## The project's own checks and tests, conformance runs included
 	$(UV) run --frozen pytest
+	$(MAKE) --no-print-directory conformance-oldest
 
 .PHONY: features
 features: sync ## Regenerate features/ from openspec/specs
@@ -51,3 +52,11 @@ bench: sync ## Print the benchmark figures (wall time of the conformance run and
 .PHONY: help
 help: ## List the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
+
+OLDEST := "pydantic-ai-slim[mcp]==1.102.0" "mcp==1.27.1" "pytest==9.0.3" "pydantic==2.13.4" "pytest-bdd==8.1.0" "pyyaml==6.0.2" "anyio==4.5.0"
+
+.PHONY: conformance-oldest
+conformance-oldest: $(UV) ## The conformance run at the oldest pins the suite supports (the real codebase's)
+	rm -rf build/oldest && $(UV) venv --quiet build/oldest
+	$(UV) pip install --quiet --python build/oldest/bin/python $(OLDEST) -e .
+	build/oldest/bin/python -m pytest steps -p no:cacheprovider -q
