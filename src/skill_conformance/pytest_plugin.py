@@ -9,14 +9,22 @@ per capability and requirement at the end of the run.
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Callable, Generator, Iterator
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Protocol
 
 import pytest
 
+from skill_conformance import __version__
 from skill_conformance.context import ScenarioContext
+from skill_conformance.expectations import ExpectationsError
+from skill_conformance.expectations_apply import AppliedExpectations, apply_expectations
 from skill_conformance.loading import AdapterLoadError, load_implementation
 from skill_conformance.port import Ability, Implementation
+from skill_conformance.results import Header, Results, write_results
+from skill_conformance.spec_tree import spec_digest
 from skill_conformance.verdicts import NOT_APPLICABLE, Ledger, ScenarioInfo, verdict_of
 from skill_conformance.world import World
 
@@ -26,6 +34,12 @@ _LEDGER = pytest.StashKey[Ledger]()
 _COLLECTED: dict[str, ScenarioInfo] = {}
 """Scenarios collected in this process (under xdist: in this worker)."""
 _IMPLEMENTATION = pytest.StashKey[Implementation]()
+_EXPECTATIONS = pytest.StashKey[AppliedExpectations]()
+_HEADER = pytest.StashKey[Header]()
+
+
+class _JunitXml(Protocol):
+    def add_global_property(self, name: str, value: object) -> None: ...
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -42,6 +56,27 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         type=float,
         default=30.0,
         help="seconds each call into the implementation may take (default 30)",
+    )
+    group.addoption(
+        "--expectations",
+        metavar="FILE",
+        type=Path,
+        default=None,
+        help="expectations file of known failures, applied as strict xfail "
+        "(default: expectations/<implementation>/<version>.toml where one exists)",
+    )
+    group.addoption(
+        "--no-expectations",
+        action="store_true",
+        default=False,
+        help="apply no expectations file: raw verdicts",
+    )
+    group.addoption(
+        "--conformance-results",
+        metavar="FILE",
+        type=Path,
+        default=None,
+        help="write the run's header and one verdict per scenario to FILE (JSON)",
     )
 
 
@@ -104,6 +139,7 @@ def _info(item: pytest.Item) -> ScenarioInfo | None:
         feature=feature,
         scenario_id=tags["id"][0],
         needs=tuple(tags.get("needs", ())),
+        requirement_slug=tags.get("requirement", [""])[0],
     )
 
 
@@ -128,9 +164,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             _COLLECTED[item.nodeid] = info
     if _COLLECTED:
         try:
-            implementation_of(config)
-        except AdapterLoadError as error:
+            implementation = implementation_of(config)
+            applied = apply_expectations(config, implementation, items, _COLLECTED)
+        except (AdapterLoadError, ExpectationsError) as error:
             pytest.exit(str(error), returncode=pytest.ExitCode.USAGE_ERROR)
+        config.stash[_EXPECTATIONS] = applied
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
@@ -176,9 +214,56 @@ def pytest_runtest_makereport(
     return report
 
 
+def header_of(config: pytest.Config) -> Header | None:
+    """The run's header, or ``None`` while the adapter cannot be loaded."""
+    if _HEADER not in config.stash:
+        try:
+            implementation = implementation_of(config)
+        except AdapterLoadError:
+            return None
+        config.stash[_HEADER] = Header(
+            suite_version=__version__,
+            spec_digest=spec_digest(),
+            adapter=implementation.name,
+            adapter_version=implementation.version,
+            impl=config.getoption("--impl"),
+        )
+    return config.stash[_HEADER]
+
+
 def pytest_report_header(config: pytest.Config) -> list[str]:
-    """Name the implementation under test at the top of the run."""
-    return [f"skill-conformance: --impl {config.getoption('--impl')}"]
+    """Name the suite, the specs and the implementation under test at the top of the run."""
+    header = header_of(config)
+    if header is None:
+        return [f"skill-conformance: --impl {config.getoption('--impl')} (cannot be loaded)"]
+    return [header.line()]
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Put the header into JUnit XML and write ``--conformance-results`` (not in xdist workers)."""
+    config = session.config
+    ledger = config.stash[_LEDGER]
+    if hasattr(config, "workerinput") or not ledger.verdicts:
+        return
+    header = header_of(config)
+    if header is None:
+        return
+    junit = _junit_xml(config)
+    if junit is not None:
+        for name, value in header.properties():
+            junit.add_global_property(name, value)
+    path: Path | None = config.getoption("--conformance-results")
+    if path is not None:
+        created = datetime.now(UTC).isoformat(timespec="seconds")
+        write_results(path, Results(header, tuple(ledger.results()), created, int(exitstatus)))
+
+
+def _junit_xml(config: pytest.Config) -> _JunitXml | None:
+    """The JUnit XML writer of this run, if ``--junitxml`` was given."""
+    from _pytest.junitxml import xml_key  # what the record_testsuite_property fixture uses
+
+    return config.stash.get(xml_key, None)
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
@@ -188,7 +273,15 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         return
     implementation = implementation_of(terminalreporter.config)
     terminalreporter.section(f"skill-conformance: {implementation.name} {implementation.version}")
-    for line in ledger.summary_lines():
+    applied = terminalreporter.config.stash.get(_EXPECTATIONS, None)
+    if applied is not None:
+        for line in applied.describe():
+            terminalreporter.write_line(line)
+    header = header_of(terminalreporter.config)
+    if header is not None:
+        terminalreporter.write_line(header.line())
+    width = max(80, shutil.get_terminal_size((100, 24)).columns)
+    for line in ledger.summary_lines(width):
         terminalreporter.write_line(line)
 
 

@@ -17,15 +17,7 @@ from typing import Any
 
 from pydantic_ai import Agent, Tool
 from pydantic_ai.capabilities import AbstractCapability
-from pydantic_ai.messages import (
-    ModelMessage,
-    ModelResponse,
-    RetryPromptPart,
-    TextPart,
-    ToolCallPart,
-    ToolReturnPart,
-)
-from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.models.function import FunctionModel
 from pydantic_ai.toolsets import FunctionToolset
 
 from reference.capabilities import McpServerCap, ToolsetCap
@@ -41,6 +33,7 @@ from reference.mcp_client import stdio_server
 from reference.pool import SkillPool
 from reference.registry import Scope as RegistryScope
 from reference.registry import ScopeLevel
+from skill_conformance.adapters.scripted_model import Script, idle
 from skill_conformance.port import (
     Ability,
     AgentPath,
@@ -58,7 +51,6 @@ from skill_conformance.port import (
 
 __all__ = ["ReferenceImplementation", "ReferenceSystem"]
 
-_CALL_ID = "conformance-call"
 _PROMPT = "Use the skills."
 
 
@@ -83,38 +75,6 @@ class ReferenceImplementation:
     def open(self, setup: Setup) -> AsyncSkillSystem:
         """A system for one scenario; nothing is built until ``start``."""
         return ReferenceSystem(setup)
-
-
-class _Script:
-    """The model of one run: it calls one tool once (if told to), then answers with text."""
-
-    def __init__(self, call: tuple[str, Mapping[str, object]] | None = None) -> None:
-        self.call = call
-        self.offered: tuple[str, ...] | None = None
-        self.result: object = None
-        self._called = False
-
-    def respond(self, messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        """The model's answer to the run so far."""
-        if self.offered is None:
-            self.offered = tuple(tool.name for tool in info.function_tools)
-        if self.call is not None and not self._called:
-            self._called = True
-            name, arguments = self.call
-            return ModelResponse(
-                parts=[ToolCallPart(tool_name=name, args=dict(arguments), tool_call_id=_CALL_ID)]
-            )
-        for message in messages:
-            for part in message.parts:
-                if isinstance(part, ToolReturnPart) and part.tool_call_id == _CALL_ID:
-                    self.result = part.content
-                elif isinstance(part, RetryPromptPart) and part.tool_call_id == _CALL_ID:
-                    self.result = part.model_response()
-        return ModelResponse(parts=[TextPart("Done.")])
-
-
-def _idle(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-    return ModelResponse(parts=[TextPart("Done.")])
 
 
 @contextmanager
@@ -192,13 +152,13 @@ class ReferenceSystem:
         self._pool = pool
         self._note_problems()
         provider = pool.skills_tools if self._setup.skills_tools_provider else None
-        self._factory = AgentFactory(HostContext(pool, provider), FunctionModel(_idle))
+        self._factory = AgentFactory(HostContext(pool, provider), FunctionModel(idle))
 
     # -- agent runs ----------------------------------------------------------------------------
 
     def _manager_agent(self) -> Agent[None, str]:
         """An agent with the pool's skill manager as its capability, and nothing else."""
-        return Agent(FunctionModel(_idle), capabilities=[self.pool.manager])
+        return Agent(FunctionModel(idle), capabilities=[self.pool.manager])
 
     def _skill_tools_agent(self) -> Agent[None, str]:
         """An agent with the pool's ``load_skill``/``list_skills`` provider and nothing else.
@@ -206,28 +166,28 @@ class ReferenceSystem:
         Without the manager, a call starts no skill's MCP server; a remote skill provider is
         connected by the call itself (sharing the connection if the manager is entered).
         """
-        return Agent(FunctionModel(_idle), capabilities=[self.pool.skills_tools])
+        return Agent(FunctionModel(idle), capabilities=[self.pool.skills_tools])
 
     def _agent(self, path: AgentPath) -> Agent[None, str]:
         if path is AgentPath.CHILD_SESSION:
             return self.factory.create_child_session_agent()
         return self.factory.create_standalone_agent()
 
-    async def _run(self, agent: Agent[None, str], script: _Script) -> RunRecord:
+    async def _run(self, agent: Agent[None, str], script: Script) -> RunRecord:
         with _port_errors():
-            await agent.run(_PROMPT, model=FunctionModel(script.respond))
+            await agent.run(_PROMPT, model=script.model())
         return RunRecord(offered=script.offered or (), result=script.result)
 
     async def _call(
         self, agent: Agent[None, str], tool: str, arguments: Mapping[str, object]
     ) -> object:
-        return (await self._run(agent, _Script((tool, arguments)))).result
+        return (await self._run(agent, Script((tool, arguments)))).result
 
     async def tool_names(self) -> Sequence[str]:  # noqa: D102
-        return (await self._run(self._manager_agent(), _Script())).offered
+        return (await self._run(self._manager_agent(), Script())).offered
 
     async def run_tool(self, name: str, arguments: Mapping[str, object]) -> RunRecord:  # noqa: D102
-        return await self._run(self._manager_agent(), _Script((name, arguments)))
+        return await self._run(self._manager_agent(), Script((name, arguments)))
 
     async def load_skill(self, skill: str, arguments: str | None = None) -> str:  # noqa: D102
         call: dict[str, object] = {"skill_name": skill}
@@ -250,7 +210,7 @@ class ReferenceSystem:
         ]
 
     async def agent_tool_names(self, path: AgentPath) -> Sequence[str]:  # noqa: D102
-        return (await self._run(self._agent(path), _Script())).offered
+        return (await self._run(self._agent(path), Script())).offered
 
     async def agent_load_skill(self, path: AgentPath, skill: str) -> str:  # noqa: D102
         return str(await self._call(self._agent(path), "load_skill", {"skill_name": skill}))
