@@ -1,8 +1,9 @@
 """Read a skills directory: one ``SKILL.md`` per skill directory, YAML frontmatter then markdown.
 
-Nothing here raises for a bad skill. Each problem becomes one line naming the skill file and the
-field; a skill with a bad name, description or frontmatter is skipped, a bad ``tools`` or
-``mcp-servers`` entry is skipped on its own, and every other skill loads as usual.
+Nothing here raises for a bad skill. Each problem becomes one line,
+``{SKILL.md path}:{line}: skill '{directory name}': {field}: {what is wrong}; {what was skipped}``
+(the line where it is known); a skill with a bad name, description or frontmatter is skipped, a bad
+``tools`` or ``mcp-servers`` entry is skipped on its own, and every other skill loads as usual.
 """
 
 from __future__ import annotations
@@ -26,6 +27,9 @@ _SERVER_FIELDS = frozenset({"command", "args", "env", "url", "headers"})
 _Report: TypeAlias = Callable[[str, str], None]
 """Reports a problem of one entry: where (``tools[0]``), and what."""
 
+_FIRST_HEADER_LINE = 2
+"""The file line of the frontmatter's first line: line 1 is the opening ``---``."""
+
 
 @dataclass
 class LoadResult:
@@ -36,7 +40,42 @@ class LoadResult:
 
 
 class _SkipSkill(Exception):
-    """The skill being read cannot be used; the message is the problem."""
+    """The skill being read cannot be used; the message is the problem, at ``line`` if known."""
+
+    def __init__(self, message: str, line: int | None = None) -> None:
+        super().__init__(message)
+        self.line = line
+
+
+def _located(path: Path, line: int | None) -> str:
+    return f"{path}:{line}" if line is not None else str(path)
+
+
+class _Lines:
+    """File lines of the frontmatter's fields and entries, by where (``tools[0]``)."""
+
+    def __init__(self, header: str) -> None:
+        self._lines: dict[str, int] = {}
+        try:
+            root = yaml.compose(header)
+        except yaml.YAMLError:
+            return
+        if not isinstance(root, yaml.MappingNode):
+            return
+        for key, value in root.value:
+            name = str(key.value)
+            self._lines[name] = key.start_mark.line + _FIRST_HEADER_LINE
+            if isinstance(value, yaml.SequenceNode):
+                for index, item in enumerate(value.value):
+                    self._lines[f"{name}[{index}]"] = item.start_mark.line + _FIRST_HEADER_LINE
+            elif isinstance(value, yaml.MappingNode):
+                for item_key, _ in value.value:
+                    where = f"{name}.{item_key.value}"
+                    self._lines[where] = item_key.start_mark.line + _FIRST_HEADER_LINE
+
+    def of(self, where: str) -> int | None:
+        """The line of ``where``, or of the field it belongs to, if known."""
+        return self._lines.get(where, self._lines.get(where.split(".")[0].split("[")[0]))
 
 
 def load_skills(skills_dir: Path) -> LoadResult:
@@ -57,15 +96,17 @@ def load_skills(skills_dir: Path) -> LoadResult:
 def load_skill_dir(directory: Path, problems: list[str]) -> Skill | None:
     """Load the skill in ``directory``, appending its problems; ``None`` if it is skipped."""
     path = directory / SKILL_FILE
+    skill = f"skill {directory.name!r}"
     try:
         text = path.read_text(encoding="utf-8")
-    except OSError as error:
-        problems.append(f"{path}: cannot read: {error.strerror or error}; skill skipped")
+    except (OSError, UnicodeDecodeError) as error:
+        reason = getattr(error, "strerror", None) or _one_line(error)
+        problems.append(f"{path}: {skill}: SKILL.md: cannot read ({reason}); skill skipped")
         return None
     try:
         return _parse(path, directory, text, problems)
     except _SkipSkill as skip:
-        problems.append(f"{path}: {skip}; skill skipped")
+        problems.append(f"{_located(path, skip.line)}: {skill}: {skip}; skill skipped")
         return None
 
 
@@ -74,29 +115,52 @@ def _parse(path: Path, directory: Path, text: str, problems: list[str]) -> Skill
     try:
         data = yaml.safe_load(header)
     except yaml.YAMLError as error:
-        raise _SkipSkill(f"frontmatter: malformed YAML ({_one_line(error)})") from None
+        line, message = _yaml_problem(error)
+        raise _SkipSkill(f"frontmatter: malformed YAML: {message}", line) from None
     if not isinstance(data, dict):
-        raise _SkipSkill("frontmatter: not a mapping")
+        raise _SkipSkill("frontmatter: not a mapping of fields", _FIRST_HEADER_LINE)
+    lines = _Lines(header)
     unknown = sorted(str(key) for key in data if key not in _FIELDS)
     if unknown:
-        raise _SkipSkill(f"{unknown[0]}: unknown frontmatter field")
-    name = _name(data.get("name"), directory)
+        known = ", ".join(sorted(_FIELDS))
+        raise _SkipSkill(
+            f"{unknown[0]}: unknown frontmatter field (known: {known})", lines.of(unknown[0])
+        )
+    name = _name(data.get("name"), directory, lines.of("name"))
     description = data.get("description")
     if not isinstance(description, str) or not description.strip():
-        raise _SkipSkill("description: must be a non-empty string")
+        line = lines.of("description") or _FIRST_HEADER_LINE
+        raise _SkipSkill("description: must be a non-empty string", line)
 
     def report(where: str, message: str) -> None:
-        problems.append(f"{path}: {where}: {message}")
+        problems.append(f"{_located(path, lines.of(where))}: skill {name!r}: {where}: {message}")
 
+    try:
+        allowed_tools = _allowed_tools(data.get("allowed-tools", None))
+        tools = _tools(data.get("tools"), report, lines)
+        mcp_servers = _servers(data.get("mcp-servers"), report)
+    except _SkipSkill as skip:
+        field_name = str(skip).split(":", 1)[0]
+        raise _SkipSkill(str(skip), lines.of(field_name)) from None
     return Skill(
         name=name,
         description=description.strip(),
         instructions=body.strip(),
         directory=directory,
-        allowed_tools=_allowed_tools(data.get("allowed-tools", None)),
-        tools=_tools(data.get("tools"), report),
-        mcp_servers=_servers(data.get("mcp-servers"), report),
+        allowed_tools=allowed_tools,
+        tools=tools,
+        mcp_servers=mcp_servers,
     )
+
+
+def _yaml_problem(error: yaml.YAMLError) -> tuple[int | None, str]:
+    """The file line and the one-line text of a YAML error."""
+    if not isinstance(error, yaml.MarkedYAMLError):
+        return None, _one_line(error)
+    mark = error.context_mark or error.problem_mark
+    words = [part for part in (error.context, error.problem) if part]
+    message = _one_line(Exception(": ".join(words))) if words else "cannot parse"
+    return (mark.line + _FIRST_HEADER_LINE if mark is not None else None), message
 
 
 def _split_frontmatter(text: str) -> tuple[str, str]:
@@ -106,16 +170,20 @@ def _split_frontmatter(text: str) -> tuple[str, str]:
     for index in range(1, len(lines)):
         if lines[index].strip() == "---":
             return "".join(lines[1:index]), "".join(lines[index + 1 :])
-    raise _SkipSkill("frontmatter: not closed by '---'")
+    raise _SkipSkill("frontmatter: not closed by '---'", 1)
 
 
-def _name(value: object, directory: Path) -> str:
+def _name(value: object, directory: Path, line: int | None) -> str:
+    if value is None:
+        raise _SkipSkill("name: missing", _FIRST_HEADER_LINE)
     if not isinstance(value, str) or not is_valid_skill_name(value):
         raise _SkipSkill(
-            f"name: {value!r} is not 1-64 lowercase letters, digits and single hyphens"
+            f"name: {value!r} is not 1-64 lowercase letters, digits and single hyphens", line
         )
     if value != directory.name:
-        raise _SkipSkill(f"name: {value!r} differs from the directory name {directory.name!r}")
+        raise _SkipSkill(
+            f"name: {value!r} differs from the directory name {directory.name!r}", line
+        )
     return value
 
 
@@ -129,7 +197,7 @@ def _allowed_tools(value: object) -> frozenset[str] | None:
     raise _SkipSkill("allowed-tools: must be a list of tool names")
 
 
-def _tools(value: object, report: _Report) -> tuple[PythonToolSpec, ...]:
+def _tools(value: object, report: _Report, lines: _Lines) -> tuple[PythonToolSpec, ...]:
     if value is None:
         return ()
     if not isinstance(value, list):
@@ -149,7 +217,7 @@ def _tools(value: object, report: _Report) -> tuple[PythonToolSpec, ...]:
         elif not isinstance(import_path, str) or not _is_import_path(import_path):
             report(where, f"import_path {import_path!r} is not 'module:function'; entry skipped")
         else:
-            tools.append(PythonToolSpec(import_path))
+            tools.append(PythonToolSpec(import_path, where=where, line=lines.of(where)))
     return tuple(tools)
 
 

@@ -81,17 +81,21 @@ class SkillManagerCap(IdentityCapability):
     def _import_skill_tools(self, skill: Skill) -> None:
         tools: dict[str, Tool[Any]] = {}
         for spec in skill.tools:
-            where = f"{_skill_file(skill)}: tools ({spec.import_path})"
+            location = _skill_file(skill) + (f":{spec.line}" if spec.line is not None else "")
+            where = f"{location}: skill {skill.name!r}: {spec.where}.import_path"
             try:
                 function = import_tool(spec.import_path)
                 name = tool_name(function)
                 if name in tools:
-                    raise ToolImportError(f"a tool named {name!r} is already declared")
+                    raise ToolImportError(
+                        f"{spec.import_path!r} is a tool named {name!r}, already declared"
+                    )
                 tools[name] = Tool(function, name=name)
             except ToolImportError as error:
-                self.problems.append(f"{where}: {error}; tool skipped")
+                self.problems.append(f"{where}: {_one_line(error)}; tool skipped")
             except Exception as error:
-                self.problems.append(f"{where}: {type(error).__name__}: {error}; tool skipped")
+                problem = f"{spec.import_path!r}: {type(error).__name__}: {_one_line(error)}"
+                self.problems.append(f"{where}: {problem}; tool skipped")
         if tools:
             self._skill_tools[skill.name] = FunctionToolset(
                 list(tools.values()), id=f"{skill.name}__tool"
@@ -252,6 +256,10 @@ def _server(skill: str, spec: McpServerSpec) -> McpServer:
         return stdio_server(spec.command, spec.args, spec.env, id=toolset_id, label=spec.name)
     assert spec.url is not None, "the loader keeps only servers with a command or a url"
     return http_server(spec.url, spec.headers, id=toolset_id, label=spec.name)
+
+
+def _one_line(error: Exception) -> str:
+    return " ".join(str(error).split())
 
 
 def _skill_file(skill: Skill) -> str:

@@ -44,9 +44,14 @@ def mcp_tool_prefix(skill: str) -> str:
 
 @dataclass(frozen=True)
 class PythonToolSpec:
-    """A ``tools`` entry: a Python function named by ``module:function``."""
+    """A ``tools`` entry: a Python function named by ``module:function``.
+
+    ``where`` (``tools[0]``) and ``line`` (of ``SKILL.md``) locate the entry for messages.
+    """
 
     import_path: str
+    where: str = field(default="tools", compare=False)
+    line: int | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,220 @@
+"""Bad skill input, through the port: one clear line per problem, and every other skill works.
+
+Each case writes one broken ``SKILL.md`` (raw text, so the YAML itself can be broken) next to a
+healthy skill, opens the reference through the port and checks that the problem is reported as
+exactly one line ``{SKILL.md}:{line}: skill '{name}': {field}: ...`` and that the healthy skill's
+tools (and the broken skill's healthy entries) are still offered and still run. The messages are
+snapshotted (``--snapshot-update`` to renew) with the temporary directory replaced by ``<skills>``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from skill_conformance.adapters.reference import ReferenceImplementation
+from skill_conformance.port import Setup
+from skill_conformance.runner import BlockingSkillSystem, blocking
+from skill_conformance.world import World
+
+
+@dataclass(frozen=True)
+class Case:
+    """One broken skill: its SKILL.md text and what its one problem must say."""
+
+    skill: str
+    text: str
+    line: int
+    field: str
+    words: str
+    still_offered: tuple[str, ...] = ()
+
+
+def _md(*lines: str) -> str:
+    return "\n".join(lines) + "\n"
+
+
+CASES = {
+    "malformed-yaml": Case(
+        "yamlbad",
+        _md("---", "name: yamlbad", "description: [unclosed", "---", "Body."),
+        3,
+        "frontmatter",
+        "malformed YAML",
+    ),
+    "yaml-bad-indentation": Case(
+        "indented",
+        _md("---", "name: indented", "description: x", "  tools: []", "---", "Body."),
+        4,
+        "frontmatter",
+        "malformed YAML",
+    ),
+    "frontmatter-not-closed": Case(
+        "unclosed", _md("---", "name: unclosed", "description: x"), 1, "frontmatter", "not closed"
+    ),
+    "frontmatter-not-a-mapping": Case(
+        "listy", _md("---", "- name", "---", "Body."), 2, "frontmatter", "not a mapping"
+    ),
+    "invalid-name": Case(
+        "badname",
+        _md("---", "description: x", "name: Bad_Name", "---", "Body."),
+        3,
+        "name",
+        "'Bad_Name' is not 1-64 lowercase letters",
+    ),
+    "name-missing": Case("nameless", _md("---", "description: x", "---"), 2, "name", "missing"),
+    "name-differs-from-directory": Case(
+        "here",
+        _md("---", "name: there", "description: x", "---"),
+        2,
+        "name",
+        "differs from the directory name 'here'",
+    ),
+    "description-missing": Case(
+        "mute", _md("---", "name: mute", "---"), 2, "description", "non-empty string"
+    ),
+    "unknown-field": Case(
+        "colourful",
+        _md("---", "name: colourful", "description: x", "colour: blue", "---"),
+        4,
+        "colour",
+        "unknown frontmatter field",
+    ),
+    "import-path-module-missing": Case(
+        "noimport",
+        _md(
+            "---",
+            "name: noimport",
+            "description: x",
+            "tools:",
+            "  - import_path: json:dumps",
+            "  - import_path: no_such_module_sc_bad:tool",
+            "---",
+        ),
+        6,
+        "tools[1].import_path",
+        "cannot import 'no_such_module_sc_bad'",
+        ("noimport__tool__dumps",),
+    ),
+    "import-path-function-missing": Case(
+        "nofunction",
+        _md(
+            "---",
+            "name: nofunction",
+            "description: x",
+            "tools:",
+            "  - type: python",
+            "    import_path: json:no_such_function",
+            "  - import_path: json:dumps",
+            "---",
+        ),
+        5,
+        "tools[0].import_path",
+        "has no 'no_such_function'",
+        ("nofunction__tool__dumps",),
+    ),
+    "import-path-without-colon": Case(
+        "nocolon",
+        _md(
+            "---",
+            "name: nocolon",
+            "description: x",
+            "tools:",
+            "  - import_path: json.dumps",
+            "  - import_path: json:dumps",
+            "---",
+        ),
+        5,
+        "tools[0]",
+        "import_path 'json.dumps' is not 'module:function'",
+        ("nocolon__tool__dumps",),
+    ),
+    "mcp-server-without-command": Case(
+        "nocommand",
+        _md(
+            "---",
+            "name: nocommand",
+            "description: x",
+            "tools:",
+            "  - import_path: json:dumps",
+            "mcp-servers:",
+            "  ghost:",
+            "    args: ['-m', 'nothing']",
+            "---",
+        ),
+        7,
+        "mcp-servers.ghost",
+        "has neither command nor url",
+        ("nocommand__tool__dumps",),
+    ),
+}
+
+
+@pytest.fixture
+def world(tmp_path: Path) -> Iterator[World]:
+    world = World(tmp_path)
+    world.add_python_tool("healthy", "ping")
+    world.write()
+    yield world
+    world.teardown()
+
+
+def _open(world: World) -> BlockingSkillSystem:
+    system = blocking(ReferenceImplementation().open(Setup(skills_dir=world.skills_dir)), 30.0)
+    system.start()
+    return system
+
+
+def _write_raw(world: World, case: Case) -> Path:
+    directory = world.skills_dir / case.skill
+    directory.mkdir()
+    path = directory / "SKILL.md"
+    path.write_text(case.text)
+    return path
+
+
+@pytest.mark.parametrize("case", CASES.values(), ids=CASES.keys())
+def test_one_line_naming_file_line_skill_and_field(world: World, case: Case, snapshot: Any) -> None:
+    path = _write_raw(world, case)
+    system = _open(world)
+    try:
+        problems = list(system.problems())
+        names = list(system.tool_names())
+        healthy = system.run_tool("healthy__tool__ping", {}).result
+        offered_results = {
+            name: system.run_tool(name, {"obj": 1}).result for name in case.still_offered
+        }
+    finally:
+        system.close()
+    assert len(problems) == 1, problems
+    [problem] = problems
+    assert "\n" not in problem
+    assert problem.startswith(f"{path}:{case.line}: skill {case.skill!r}: {case.field}"), problem
+    assert case.words in problem
+    assert names == ["healthy__tool__ping", *case.still_offered]
+    assert healthy == "healthy:ping"
+    assert all(result == "1" for result in offered_results.values()), offered_results
+    assert problem.replace(str(world.skills_dir), "<skills>") == snapshot
+
+
+def test_all_at_once_each_reported_and_the_healthy_skill_untouched(world: World) -> None:
+    for case in CASES.values():
+        _write_raw(world, case)
+    system = _open(world)
+    try:
+        problems = list(system.problems())
+        names = list(system.tool_names())
+        instructions = system.load_skill("healthy")
+    finally:
+        system.close()
+    assert len(problems) == len(CASES), problems
+    for case in CASES.values():
+        mine = [p for p in problems if f"skill {case.skill!r}: {case.field}" in p]
+        assert len(mine) == 1, (case, problems)
+    expected = ["healthy__tool__ping"] + [n for c in CASES.values() for n in c.still_offered]
+    assert sorted(names) == sorted(expected)
+    assert "Instructions of healthy." in instructions
