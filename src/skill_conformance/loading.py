@@ -19,6 +19,8 @@ ADAPTERS: Mapping[str, str] = {
     "reference": "skill_conformance.adapters.reference:ReferenceImplementation",
     "agentpool": "skill_conformance.adapters.agentpool:AgentpoolImplementation",
     "wolfharness": "skill_conformance.adapters.agentpool:AgentpoolImplementation",
+    "template": "skill_conformance.adapters.template:TemplateImplementation",
+    "jsonlines": "skill_conformance.adapters.jsonlines:JsonlinesImplementation",
 }
 
 
