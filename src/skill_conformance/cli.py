@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from skill_conformance import __version__
+from skill_conformance.cli_reports import add_report_commands
 from skill_conformance.gherkin import FAILED, Options, run
 
 Command = Callable[[argparse.Namespace], int]
@@ -71,6 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(title="commands", metavar="COMMAND", parser_class=_Parser)
     _add_gherkin(commands)
+    add_report_commands(commands)
     return parser
 
 

@@ -14,22 +14,18 @@ not-applicable     the scenario needs an ability the adapter declared it lacks
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 
 import pytest
 
+from skill_conformance.results import VERDICTS, ScenarioResult
+from skill_conformance.summary import summary_lines
+
 __all__ = ["NOT_APPLICABLE", "VERDICTS", "Ledger", "ScenarioInfo", "verdict_of"]
 
 NOT_APPLICABLE = "not applicable"
-VERDICTS = (
-    "passed",
-    "failed",
-    "errored",
-    "expected-failure",
-    "unexpected-pass",
-    "not-applicable",
-)
 _SEVERITY = {
     verdict: rank
     for rank, verdict in enumerate(
@@ -49,8 +45,16 @@ class ScenarioInfo:
     feature: str
     scenario_id: str
     needs: tuple[str, ...] = ()
+    requirement_slug: str = ""
 
-    _FIELDS = ("capability", "requirement", "scenario", "feature", "scenario_id")
+    _FIELDS = (
+        "capability",
+        "requirement",
+        "requirement_slug",
+        "scenario",
+        "feature",
+        "scenario_id",
+    )
 
     def as_properties(self, verdict: str) -> list[tuple[str, str]]:
         """Report user properties naming this scenario and its ``verdict`` (they cross xdist)."""
@@ -64,6 +68,7 @@ class ScenarioInfo:
             nodeid=nodeid,
             capability=properties["sc_capability"],
             requirement=properties["sc_requirement"],
+            requirement_slug=properties.get("sc_requirement_slug", ""),
             scenario=properties["sc_scenario"],
             feature=properties["sc_feature"],
             scenario_id=properties["sc_scenario_id"],
@@ -76,14 +81,22 @@ def _is_assertion(call: pytest.CallInfo[None]) -> bool:
     return call.excinfo.errisinstance((AssertionError, pytest.fail.Exception))
 
 
+_XPASS_STRICT = "[XPASS(strict)]"
+"""How pytest's longrepr starts when a strict xfail passes (its outcome is then ``failed``)."""
+
+
+def _is_strict_xpass(report: pytest.TestReport) -> bool:
+    return isinstance(report.longrepr, str) and report.longrepr.startswith(_XPASS_STRICT)
+
+
 def verdict_of(report: pytest.TestReport, call: pytest.CallInfo[None]) -> str | None:
     """The verdict one phase's report gives, or ``None`` if that phase decides nothing."""
     if report.when == "setup":
         if report.skipped:
+            if hasattr(report, "wasxfail"):
+                return "expected-failure"
             reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else ""
-            if NOT_APPLICABLE in str(reason):
-                return "not-applicable"
-            return "not-applicable" if hasattr(report, "wasxfail") else None
+            return "not-applicable" if NOT_APPLICABLE in str(reason) else None
         return "errored" if report.failed else None
     if report.when == "call":
         if hasattr(report, "wasxfail"):
@@ -92,6 +105,8 @@ def verdict_of(report: pytest.TestReport, call: pytest.CallInfo[None]) -> str | 
             return "passed"
         if report.skipped:
             return "not-applicable"
+        if _is_strict_xpass(report):
+            return "unexpected-pass"
         return "failed" if _is_assertion(call) else "errored"
     return "errored" if report.failed else None
 
@@ -123,54 +138,63 @@ class Ledger:
         """How many scenarios got each verdict."""
         return Counter(self.verdicts.values())
 
-    def summary_lines(self) -> list[str]:
-        """One screen: per capability and requirement, the counts; then the bad scenarios."""
-        by_requirement: dict[tuple[str, str], Counter[str]] = {}
-        for nodeid, verdict in self.verdicts.items():
-            info = self.collected[nodeid]
-            key = (info.capability, info.requirement)
-            by_requirement.setdefault(key, Counter())[verdict] += 1
-        lines = []
-        capability = None
-        for (cap, requirement), counts in sorted(by_requirement.items()):
-            if cap != capability:
-                capability = cap
-                lines.append(f"{cap}")
-            mark = (
-                "ok  "
-                if counts.keys() <= {"passed", "expected-failure", "not-applicable"}
-                else "FAIL"
+    def results(self) -> list[ScenarioResult]:
+        """One result per scenario, ordered by capability and scenario id."""
+        found = [
+            ScenarioResult(
+                capability=info.capability,
+                requirement_slug=info.requirement_slug,
+                requirement_title=info.requirement,
+                id=info.scenario_id,
+                name=info.scenario,
+                verdict=self.verdicts[nodeid],
+                reason=self.reasons.get(nodeid, ""),
             )
-            lines.append(f"  {mark} {requirement}  [{_format(counts)}]")
-        total = self.counts()
-        lines.append(f"total: {_format(total)}")
-        bad = [
-            (self.collected[n], v)
-            for n, v in self.verdicts.items()
-            if v in ("failed", "errored", "unexpected-pass")
+            for nodeid, info in self.collected.items()
+            if nodeid in self.verdicts
         ]
-        for info, verdict in sorted(bad, key=lambda pair: pair[0].scenario_id):
-            reason = self.reasons.get(info.nodeid, "")
-            lines.append(f"{verdict.upper()}: {info.capability}: {info.scenario}")
-            if reason:
-                lines.append(f"    {reason}")
-        return lines
+        return sorted(found, key=lambda result: result.key)
+
+    def summary_lines(self, width: int = 100) -> list[str]:
+        """One screen: per capability and requirement, the counts; then the bad scenarios."""
+        return summary_lines(self.results(), width)
 
 
-def _format(counts: Counter[str]) -> str:
-    return ", ".join(f"{counts[v]} {v}" for v in VERDICTS if counts[v])
+_PREFIXES = ("Skipped: ", "AssertionError: ", "Failed: ")
+_QUALIFIED = re.compile(r"^(?:[A-Za-z_][\w]*\.)+(?=[A-Za-z_]\w*: )")
 
 
 def _reason(report: pytest.TestReport) -> str:
     """The first line worth showing of why a scenario ended as it did."""
     if hasattr(report, "wasxfail"):
-        return str(report.wasxfail)
+        return _one_line(str(report.wasxfail))
     longrepr = report.longrepr
     if longrepr is None:
         return ""
     if isinstance(longrepr, tuple):
-        return str(longrepr[2])
+        return _one_line(str(longrepr[2]))
+    if _is_strict_xpass(report):
+        listed = str(longrepr).removeprefix(_XPASS_STRICT).strip()
+        return _one_line(f"passes, but is listed as an expected failure ({listed})")
     crash = getattr(longrepr, "reprcrash", None)
     if crash is not None:
-        return str(crash.message).splitlines()[0][:200]
-    return str(longrepr).splitlines()[-1][:200]
+        return _one_line(str(crash.message))
+    lines = str(longrepr).strip().splitlines()
+    return _one_line(lines[-1] if lines else "")
+
+
+def _one_line(text: str) -> str:
+    """The message on one line: pytest's ``assert ...`` introspection and prefixes left out."""
+    kept: list[str] = []
+    for line in text.strip().splitlines():
+        if kept and line.startswith("assert "):
+            break
+        kept.append(line.strip())
+    line = " ".join(part for part in kept if part)
+    for prefix in _PREFIXES:
+        line = line.removeprefix(prefix)
+    line = _QUALIFIED.sub("", line).removeprefix(f"{NOT_APPLICABLE}: ")
+    return line if len(line) <= _MAX_REASON else line[: _MAX_REASON - 3] + "..."
+
+
+_MAX_REASON = 300

@@ -1,0 +1,91 @@
+"""The scenarios of an OpenSpec tree, read with the generator's parser, for report and trace.
+
+Each :class:`Entry` carries what the generated feature shows for one scenario (its ``@id``, its
+unique name, its steps) and the requirement it belongs to, so a results file can be matched to
+the text of the specs by ``{capability}/{id}``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from skill_conformance.gherkin import SpecError, discover, parse_spec
+from skill_conformance.gherkin.errors import Diagnostic
+from skill_conformance.gherkin.ids import scenario_id
+from skill_conformance.gherkin.model import Capability, Delta, Requirement, Scenario
+from skill_conformance.gherkin.render import unique_names
+
+__all__ = ["Catalogue", "Entry", "load_catalogue", "specs_of"]
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One scenario of the specs, as the generated feature names it."""
+
+    capability: str
+    requirement: Requirement
+    scenario: Scenario
+    id: str
+    name: str
+
+    @property
+    def key(self) -> str:
+        """``{capability}/{id}``: the key results and expectations files use."""
+        return f"{self.capability}/{self.id}"
+
+
+@dataclass(frozen=True)
+class Catalogue:
+    """Every capability of a spec tree, and the specs that could not be read."""
+
+    capabilities: tuple[Capability, ...]
+    problems: tuple[Diagnostic, ...] = ()
+
+    def entries(self) -> list[Entry]:
+        """Every executable scenario (removed requirements have none), in spec order."""
+        found = []
+        for capability in self.capabilities:
+            names = unique_names(capability)
+            for requirement in capability.requirements:
+                if requirement.delta is Delta.REMOVED:
+                    continue
+                for scenario in requirement.scenarios:
+                    found.append(
+                        Entry(
+                            capability=capability.name,
+                            requirement=requirement,
+                            scenario=scenario,
+                            id=scenario_id(requirement.slug, scenario.slug),
+                            name=names[(requirement.slug, scenario.slug)],
+                        )
+                    )
+        return found
+
+
+def specs_of(tree: Path) -> Path:
+    """The specs directory of ``tree``: ``tree/specs`` when there is one, else ``tree`` itself."""
+    return tree / "specs" if (tree / "specs").is_dir() else tree
+
+
+def load_catalogue(specs: Path, *, lenient: bool = False) -> Catalogue:
+    """Parse every ``spec.md`` under ``specs``; a spec that fails to parse is a problem, not fatal.
+
+    Raises:
+        skill_conformance.gherkin.UsageError: ``specs`` is not a directory or holds no spec.
+
+    """
+    capabilities = []
+    problems = []
+    for spec in discover(specs, specs):
+        try:
+            source = spec.path.read_text(encoding="utf-8")
+            parsed = parse_spec(source, name=spec.capability, path=spec.display, lenient=lenient)
+        except SpecError as error:
+            problems.append(error.diagnostic)
+            continue
+        except (OSError, UnicodeDecodeError) as error:
+            problems.append(Diagnostic(spec.display, 1, f"cannot read: {error}"))
+            continue
+        capabilities.append(parsed.capability)
+    return Catalogue(tuple(capabilities), tuple(problems))

@@ -1,0 +1,145 @@
+"""The commands for reviewers and gates: ``report``, ``trace`` and ``expectations``."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from skill_conformance.baseline import write_baseline
+from skill_conformance.catalogue import load_catalogue, specs_of
+from skill_conformance.expectations import ExpectationsError
+from skill_conformance.gherkin import UsageError
+from skill_conformance.report import build_report
+from skill_conformance.results import ResultsError, load_results
+from skill_conformance.spec_tree import features_dir, specs_dir
+from skill_conformance.trace import (
+    check_steps,
+    coverage_against,
+    coverage_lines,
+    own_lines,
+    requirements_without_scenarios,
+)
+
+__all__ = ["add_report_commands"]
+
+OK, FOUND, FAILED = 0, 1, 2
+
+
+def _error(message: str) -> int:
+    print(f"skill-conformance: error: {message}", file=sys.stderr)
+    return FAILED
+
+
+def _report(args: argparse.Namespace) -> int:
+    """Run ``skill-conformance report``."""
+    out = Path(args.out)
+    try:
+        text = build_report([Path(p) for p in args.results], Path(args.specs), args.label)
+    except (ResultsError, UsageError) as error:
+        return _error(str(error))
+    out.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp")
+    with os.fdopen(handle, "w", encoding="utf-8") as stream:
+        stream.write(text)
+    Path(temporary).replace(out)
+    print(f"wrote {out} ({len(args.results)} results file(s))")
+    return OK
+
+
+def _trace(args: argparse.Namespace) -> int:
+    """Run ``skill-conformance trace``: exit 1 when a requirement or a step is uncovered."""
+    try:
+        ours = load_catalogue(Path(args.specs))
+        theirs = (
+            load_catalogue(specs_of(Path(args.against)), lenient=True) if args.against else None
+        )
+    except UsageError as error:
+        return _error(str(error))
+    problems = [str(problem) for problem in ours.problems]
+    missing = requirements_without_scenarios(ours)
+    steps = None if args.no_steps else check_steps(Path(args.root), args.steps, args.features)
+    lines = [f"spec does not parse: {problem}" for problem in problems]
+    lines += own_lines(missing, steps)
+    if theirs is not None:
+        lines.append(f"against {args.against}:")
+        lines += coverage_lines(coverage_against(ours, theirs), verbose=args.verbose)
+    print("\n".join(lines))
+    failed = problems or missing or (steps is not None and not steps.ok)
+    return FOUND if failed else OK
+
+
+def _expectations(args: argparse.Namespace) -> int:
+    """Run ``skill-conformance expectations``."""
+    try:
+        results = load_results(Path(args.source))
+        baseline = write_baseline(results, Path(args.out))
+    except (ResultsError, ExpectationsError) as error:
+        return _error(str(error))
+    listed = len(baseline.expectations.reasons)
+    print(
+        f"wrote {args.out}: {listed} expected failures of {results.header.adapter} "
+        f"{results.header.adapter_version} ({len(baseline.added)} new, {len(baseline.kept)} "
+        f"kept, {len(baseline.dropped)} dropped as no longer failing)"
+    )
+    return OK
+
+
+def add_report_commands(commands: argparse._SubParsersAction[Any]) -> None:
+    """Add ``report``, ``trace`` and ``expectations`` to the command line."""
+    report = commands.add_parser(
+        "report",
+        help="render a self-contained HTML conformance report from results files",
+        description="Render the verdicts of one or more --conformance-results files side by "
+        "side, requirement by requirement, with each scenario's steps. Exit 0, or 2 on errors.",
+    )
+    report.add_argument("results", nargs="+", metavar="RESULTS.json", help="results files")
+    report.add_argument("--out", required=True, metavar="FILE", help="the HTML file to write")
+    report.add_argument(
+        "--label",
+        action="append",
+        default=[],
+        metavar="TEXT",
+        help="column heading of the next results file, in order (default: adapter and version)",
+    )
+    report.add_argument(
+        "--specs", default=str(specs_dir()), metavar="DIR", help="specs the scenario text is from"
+    )
+    report.set_defaults(command=_report)
+
+    trace = commands.add_parser(
+        "trace",
+        help="check that every requirement has a scenario and every step a definition",
+        description="Exit 0 when every requirement has a scenario and every step of "
+        "features/ a definition, 1 when not, 2 on errors. With --against, also list which "
+        "scenarios of another OpenSpec tree this suite covers by title (informational).",
+    )
+    trace.add_argument("--specs", default=str(specs_dir()), metavar="DIR", help="our specs")
+    trace.add_argument(
+        "--features", default=str(features_dir()), metavar="DIR", help="our features"
+    )
+    trace.add_argument(
+        "--steps", default="steps", metavar="PATH", help="the tests binding the features"
+    )
+    trace.add_argument("--root", default=".", metavar="DIR", help="where pytest runs (default: .)")
+    trace.add_argument("--no-steps", action="store_true", help="skip the step definition check")
+    trace.add_argument(
+        "--against", metavar="DIR", help="another OpenSpec tree (its specs/ if it has one)"
+    )
+    trace.add_argument("--verbose", action="store_true", help="list covered scenarios too")
+    trace.set_defaults(command=_trace)
+
+    expectations = commands.add_parser(
+        "expectations",
+        help="write an expectations file listing a run's failures, as a baseline",
+        description="List every failed, errored or expected-failure scenario of a results file "
+        "in an expectations file. An existing file keeps its reasons for scenarios still failing.",
+    )
+    expectations.add_argument(
+        "--from", dest="source", required=True, metavar="RESULTS.json", help="results file"
+    )
+    expectations.add_argument("--out", required=True, metavar="FILE", help="expectations file")
+    expectations.set_defaults(command=_expectations)

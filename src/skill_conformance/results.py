@@ -1,0 +1,210 @@
+"""The machine-readable results of a conformance run (``--conformance-results FILE``).
+
+A results file is JSON::
+
+    {
+      "format": "skill-conformance-results/1",
+      "header": {"suite_version": "0.1.0", "spec_digest": "sha256:...",
+                 "adapter": {"name": "reference", "version": "0.1.0"}, "impl": "reference"},
+      "created": "2026-12-02T17:00:00+00:00",
+      "exit_status": 0,
+      "counts": {"passed": 55, "not-applicable": 1},
+      "scenarios": [
+        {"capability": "skill-tools",
+         "requirement": {"slug": "load-skill-...", "title": "load_skill tool SHALL ..."},
+         "id": "load-skill-....skill-not-found", "name": "Skill not found",
+         "verdict": "failed", "reason": "the call did not fail; it returned 'x'"}
+      ]
+    }
+
+``reason`` is the one-line assertion message of a failed scenario, the error of an errored one,
+and the declared reason of an expected failure or a not-applicable scenario.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = [
+    "BAD",
+    "FORMAT",
+    "VERDICTS",
+    "Header",
+    "Results",
+    "ResultsError",
+    "ScenarioResult",
+    "load_results",
+    "write_results",
+]
+
+FORMAT = "skill-conformance-results/1"
+VERDICTS = (
+    "passed",
+    "failed",
+    "errored",
+    "expected-failure",
+    "unexpected-pass",
+    "not-applicable",
+)
+BAD = frozenset({"failed", "errored", "unexpected-pass"})
+"""The verdicts that fail a run."""
+
+
+class ResultsError(Exception):
+    """A results file that cannot be read; the message is one line naming the file."""
+
+
+@dataclass(frozen=True)
+class Header:
+    """What a run tested: the suite, the specs it was generated from, the adapter."""
+
+    suite_version: str
+    spec_digest: str
+    adapter: str
+    adapter_version: str
+    impl: str
+
+    def line(self) -> str:
+        """The header on one line, as the run prints it."""
+        return (
+            f"skill-conformance {self.suite_version}, specs {self.spec_digest[:19]}, "
+            f"adapter {self.adapter} {self.adapter_version} (--impl {self.impl})"
+        )
+
+    def properties(self) -> list[tuple[str, str]]:
+        """The header as name/value pairs (JUnit XML test suite properties)."""
+        return [
+            ("skill_conformance_version", self.suite_version),
+            ("spec_digest", self.spec_digest),
+            ("adapter", self.adapter),
+            ("adapter_version", self.adapter_version),
+            ("impl", self.impl),
+        ]
+
+
+@dataclass(frozen=True)
+class ScenarioResult:
+    """The verdict of one scenario."""
+
+    capability: str
+    requirement_slug: str
+    requirement_title: str
+    id: str
+    name: str
+    verdict: str
+    reason: str = ""
+
+    @property
+    def key(self) -> str:
+        """``{capability}/{id}``: the scenario's key, as expectations files use it."""
+        return f"{self.capability}/{self.id}"
+
+
+@dataclass(frozen=True)
+class Results:
+    """A whole run: its header and one result per scenario."""
+
+    header: Header
+    scenarios: tuple[ScenarioResult, ...]
+    created: str = ""
+    exit_status: int | None = None
+
+    def counts(self) -> Counter[str]:
+        """How many scenarios got each verdict."""
+        return Counter(result.verdict for result in self.scenarios)
+
+    def to_json(self) -> dict[str, object]:
+        """The JSON document of this run."""
+        counts = self.counts()
+        return {
+            "format": FORMAT,
+            "header": {
+                "suite_version": self.header.suite_version,
+                "spec_digest": self.header.spec_digest,
+                "adapter": {"name": self.header.adapter, "version": self.header.adapter_version},
+                "impl": self.header.impl,
+            },
+            "created": self.created,
+            "exit_status": self.exit_status,
+            "counts": {verdict: counts[verdict] for verdict in VERDICTS if counts[verdict]},
+            "scenarios": [
+                {
+                    "capability": r.capability,
+                    "requirement": {"slug": r.requirement_slug, "title": r.requirement_title},
+                    "id": r.id,
+                    "name": r.name,
+                    "verdict": r.verdict,
+                    "reason": r.reason,
+                }
+                for r in self.scenarios
+            ],
+        }
+
+
+def write_results(path: Path, results: Results) -> None:
+    """Write ``results`` to ``path`` atomically."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            json.dump(results.to_json(), stream, indent=1, ensure_ascii=False)
+            stream.write("\n")
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def load_results(path: Path) -> Results:
+    """Read a results file; raise :class:`ResultsError` naming the file and the defect."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise ResultsError(f"{path}: cannot read: {error.strerror or error}") from error
+    except json.JSONDecodeError as error:
+        raise ResultsError(f"{path}: not JSON: {error}") from error
+    try:
+        return _parse(data)
+    except (KeyError, TypeError, ValueError) as error:
+        raise ResultsError(f"{path}: not a {FORMAT} file: {error!r}") from error
+
+
+def _parse(data: object) -> Results:
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise ValueError(f"format is not {FORMAT!r}")
+    head = data["header"]
+    header = Header(
+        suite_version=str(head["suite_version"]),
+        spec_digest=str(head["spec_digest"]),
+        adapter=str(head["adapter"]["name"]),
+        adapter_version=str(head["adapter"]["version"]),
+        impl=str(head.get("impl", head["adapter"]["name"])),
+    )
+    scenarios = []
+    for entry in data["scenarios"]:
+        verdict = str(entry["verdict"])
+        if verdict not in VERDICTS:
+            raise ValueError(f"unknown verdict {verdict!r} of {entry['id']!r}")
+        scenarios.append(
+            ScenarioResult(
+                capability=str(entry["capability"]),
+                requirement_slug=str(entry["requirement"]["slug"]),
+                requirement_title=str(entry["requirement"]["title"]),
+                id=str(entry["id"]),
+                name=str(entry["name"]),
+                verdict=verdict,
+                reason=str(entry.get("reason", "")),
+            )
+        )
+    status = data.get("exit_status")
+    return Results(
+        header=header,
+        scenarios=tuple(scenarios),
+        created=str(data.get("created", "")),
+        exit_status=status if isinstance(status, int) else None,
+    )

@@ -1,0 +1,172 @@
+"""The traceability check (``skill-conformance trace``).
+
+Three questions, each answered from the files themselves:
+
+1. Has every requirement of the specs at least one scenario?
+2. Has every step of every scenario in ``features/`` a step definition? pytest-bdd answers this
+   itself: ``pytest --generate-missing --feature features`` collects the suite and lists each step
+   no definition matches and each scenario no test binds (exit status 100).
+3. Given another OpenSpec tree (``--against``), which of its scenarios does this suite cover, by
+   title, and which not? Informational: it does not fail the check.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from skill_conformance.catalogue import Catalogue, Entry
+from skill_conformance.gherkin.model import Delta
+
+__all__ = [
+    "Coverage",
+    "StepCheck",
+    "check_steps",
+    "coverage_against",
+    "coverage_lines",
+    "normalise_title",
+    "own_lines",
+    "requirements_without_scenarios",
+]
+
+_MISSING = 100
+"""The exit status of ``pytest --generate-missing`` when something is undefined or unbound."""
+_UNDEFINED = re.compile(r"^Step .* is not defined in the scenario .*$")
+_UNBOUND = re.compile(r"^Scenario .* is not bound to any test .*$")
+
+
+def requirements_without_scenarios(catalogue: Catalogue) -> list[str]:
+    """``capability: requirement`` for each requirement (not removed) that has no scenario."""
+    return [
+        f"{capability.name}: {requirement.title}"
+        for capability in catalogue.capabilities
+        for requirement in capability.requirements
+        if requirement.delta is not Delta.REMOVED and not requirement.scenarios
+    ]
+
+
+@dataclass(frozen=True)
+class StepCheck:
+    """What ``pytest --generate-missing`` found."""
+
+    undefined: tuple[str, ...] = ()
+    unbound: tuple[str, ...] = ()
+    error: str = ""
+
+    @property
+    def ok(self) -> bool:
+        """Every step defined, every scenario bound, and the check itself ran."""
+        return not (self.undefined or self.unbound or self.error)
+
+
+def check_steps(root: Path, tests: str, features: str, timeout: float = 300.0) -> StepCheck:
+    """Ask pytest-bdd, in ``root``, which steps of ``features`` the tests in ``tests`` lack."""
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        tests,
+        "--generate-missing",
+        "--feature",
+        features,
+        "-p",
+        "no:cacheprovider",
+        "--color=no",
+    ]
+    done = subprocess.run(
+        command, cwd=root, capture_output=True, text=True, timeout=timeout, check=False
+    )
+    lines = [line.strip() for line in done.stdout.splitlines()]
+    undefined = tuple(line for line in lines if _UNDEFINED.match(line))
+    unbound = tuple(line for line in lines if _UNBOUND.match(line))
+    if done.returncode not in (0, _MISSING) or (done.returncode == _MISSING and not lines):
+        tail = (done.stdout + done.stderr).strip().splitlines()[-5:]
+        error = f"`{' '.join(command[2:])}` exited {done.returncode}: " + " / ".join(tail)
+        return StepCheck(undefined, unbound, error)
+    return StepCheck(undefined, unbound)
+
+
+def normalise_title(title: str) -> str:
+    """A scenario title as compared across trees: case, spacing and backticks ignored."""
+    return " ".join(title.replace("`", "").casefold().split())
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """Which scenarios of another tree this suite covers by title."""
+
+    covered: tuple[Entry, ...]
+    missing: tuple[Entry, ...]
+    ours_only: tuple[Entry, ...]
+    problems: tuple[str, ...] = field(default=())
+
+
+def coverage_against(ours: Catalogue, theirs: Catalogue) -> Coverage:
+    """Match ``theirs``' scenarios to ``ours`` by normalised title."""
+    our_titles = {normalise_title(e.scenario.title) for e in ours.entries()}
+    their_titles = {normalise_title(e.scenario.title) for e in theirs.entries()}
+    covered: list[Entry] = []
+    missing: list[Entry] = []
+    for entry in theirs.entries():
+        known = normalise_title(entry.scenario.title) in our_titles
+        (covered if known else missing).append(entry)
+    ours_only = [e for e in ours.entries() if normalise_title(e.scenario.title) not in their_titles]
+    return Coverage(
+        tuple(covered), tuple(missing), tuple(ours_only), tuple(map(str, theirs.problems))
+    )
+
+
+def coverage_lines(coverage: Coverage, *, verbose: bool = False) -> list[str]:
+    """Per capability of the other tree: how many scenarios are covered, and which are not.
+
+    A capability with no covered scenario is one line; with ``verbose`` every title is listed.
+    """
+    total = len(coverage.covered) + len(coverage.missing)
+    lines = [f"covered by title: {len(coverage.covered)} of {total} scenarios of the other tree"]
+    capabilities: dict[str, tuple[list[Entry], list[Entry]]] = {}
+    for entry in coverage.covered:
+        capabilities.setdefault(entry.capability, ([], []))[0].append(entry)
+    for entry in coverage.missing:
+        capabilities.setdefault(entry.capability, ([], []))[1].append(entry)
+    untouched = []
+    for capability, (covered, missing) in sorted(capabilities.items()):
+        count = len(covered) + len(missing)
+        if not covered and not verbose:
+            untouched.append(f"{capability} ({count})")
+            continue
+        lines.append(f"  {capability}: {len(covered)} of {count} covered")
+        if verbose:
+            lines += [f"    covered  {e.scenario.title}" for e in covered]
+        lines += [f"    MISSING  {e.scenario.title}  [{e.requirement.title}]" for e in missing]
+    if untouched:
+        lines.append(f"  none covered in {len(untouched)} capabilities: " + ", ".join(untouched))
+    if coverage.ours_only:
+        lines.append(f"this suite's scenarios the other tree lacks: {len(coverage.ours_only)}")
+        lines += [f"    {e.capability}: {e.scenario.title}" for e in coverage.ours_only]
+    lines += [f"  unreadable spec (skipped): {problem}" for problem in coverage.problems]
+    return lines
+
+
+def own_lines(missing_scenarios: Sequence[str], steps: StepCheck | None) -> list[str]:
+    """The lines of checks 1 and 2."""
+    lines = []
+    if missing_scenarios:
+        lines.append(f"requirements without a scenario: {len(missing_scenarios)}")
+        lines += [f"  {line}" for line in missing_scenarios]
+    else:
+        lines.append("every requirement has at least one scenario")
+    if steps is None:
+        lines.append("step definitions: not checked (--no-steps)")
+    elif steps.ok:
+        lines.append("every step of every scenario has a step definition")
+    else:
+        lines += [f"  {line}" for line in (*steps.unbound, *steps.undefined)]
+        if steps.error:
+            lines.append(f"  step check failed: {steps.error}")
+        else:
+            lines.append(f"undefined steps: {len(steps.undefined)}, unbound: {len(steps.unbound)}")
+    return lines
