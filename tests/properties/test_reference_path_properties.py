@@ -15,7 +15,7 @@ import os
 from collections.abc import Iterator
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 from property_helpers import budget, opened, temporary_world
 
@@ -83,14 +83,38 @@ _FRAGMENTS = st.sampled_from(
 )
 
 
+_TARGETS = st.sampled_from(
+    ["secret.md", "references/secret.md", "to-outside.md", "to-sibling-file.md", "guide.md"]
+)
+
+KNOWN_TRAPS = [
+    "../../secret.md",
+    "../my-skill-evil/secret.md",
+    "%2e%2e/%2e%2e/secret.md",
+    "%252e%252e/%252e%252e/secret.md",
+    "..%2f..%2fsecret.md",
+    "..\\..\\secret.md",
+    "ROOT/secret.md",
+    "/ROOT/secret.md",
+    "to-sibling-relative/secret.md",
+    "to-sibling-relative/references/secret.md",
+    "references/to-sibling/secret.md",
+    "references/to-sibling-file.md",
+    "references/to-outside.md",
+    "to-root/secret.md",
+    "to-root/skills/my-skill-evil/secret.md",
+]
+"""The classic ways out, each tried on every run besides the generated ones."""
+
+
 @st.composite
 def traversal_paths(draw: st.DrawFn) -> str:
-    """A path glued from fragments with ``/`` (sometimes ``\\`` or ``%2f``), maybe absolute."""
-    parts = draw(st.lists(_FRAGMENTS, min_size=1, max_size=6))
+    """Fragments glued with ``/`` (sometimes ``\\`` or ``%2f``) towards a target, maybe absolute."""
+    parts = [*draw(st.lists(_FRAGMENTS, max_size=5)), draw(_TARGETS)]
     joiner = draw(st.sampled_from(["/", "/", "/", "\\", "%2f", "%252f"]))
     path = joiner.join(parts)
     if draw(st.booleans()):
-        path = draw(st.sampled_from(["/", "//", "%2f", "\\", "ROOT/"])) + path
+        path = draw(st.sampled_from(["/", "//", "%2f", "\\", "ROOT/", "/ROOT/"])) + path
     return path
 
 
@@ -112,6 +136,7 @@ def _reads(system: BlockingSkillSystem, path: str) -> Iterator[str | ErrorKind]:
 
 @budget(20)
 @given(paths=st.lists(traversal_paths(), min_size=1, max_size=8))
+@example(paths=KNOWN_TRAPS)
 def test_no_path_reads_outside_the_skill_directory(paths: list[str]) -> None:
     with temporary_world() as world:
         _build(world)

@@ -108,9 +108,10 @@ def test_offered_python_tool_names_are_exactly_prefixed_and_filtered(data: st.Da
 def test_prefix_names_dunder_tools_and_none_versus_empty() -> None:
     _check(
         [
-            SkillPlan("a", ("x", "x__y"), None),
-            SkillPlan("ab", ("x",), ()),
+            SkillPlan("a", ("x", "x__y"), ("x__y",)),
+            SkillPlan("ab", ("x",), None),
             SkillPlan("a-b", ("x", "y__tool__z", "__w"), ("y__tool__z", "__w", "q")),
+            SkillPlan("a-bc", ("x",), ()),
         ],
         ["x", "a__x", "ab__mcp"],
     )
