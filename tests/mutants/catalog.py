@@ -1,0 +1,298 @@
+"""Every mutant, the requirement (or RFC regression) it breaks, the scenarios that must catch it.
+
+Scenario ids are the features' ``@id`` tags: ``{requirement}.{scenario}``. A mutant is caught when
+the suite's run against it exits non-zero and every scenario named here is failed or errored.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+AF = "inject-pool-providers-shall-inject-skills-tools-provider-for-all-agent-paths"
+ER = "extensionregistry-shall-be-populated-with-skillmanagercap-during-pool-initialization"
+SMC_COMBINED = "skillmanagercap-shall-extend-combinedtoolsetcapability"
+SMC_MCP = "skillmanagercap-shall-track-per-skill-mcpservercap-children-in-skill-mcp-children"
+SMC_POOL = "skillmanagercap-shall-be-registered-with-extensionregistry-at-pool-scope"
+SMC_FILTER = "skillmanagercap-shall-filter-tools-via-composite-allowed-tools-filter"
+SMC_FOR_RUN = "skillmanagercap-for-run-shall-propagate-tool-manager"
+STR_PYTHON = "skill-python-tools-shall-be-registered-as-prefixed-agent-tools"
+STR_MCP = "skill-mcp-servers-shall-be-registered-as-prefixed-agent-tools"
+STR_ALLOWED = "skill-allowed-tools-shall-filter-registered-tools"
+STR_REBUILD = "skill-tool-registration-shall-survive-pool-rebuild"
+STR_FOR_RUN = "skill-tool-registration-shall-survive-for-run-copy"
+ST_LOAD = "load-skill-tool-shall-resolve-skills-by-bare-name-or-uri"
+ST_DISPATCH = "load-skill-shall-dispatch-via-skillresource-protocol-for-mcp-providers"
+ST_ARGS = "load-skill-shall-support-argument-substitution"
+ST_REFS = "load-skill-shall-load-reference-files"
+ST_LIST = "list-skills-shall-return-all-visible-skills"
+ST_ALL = "load-skill-and-list-skills-shall-be-available-to-all-agents"
+
+REQUIREMENTS = (
+    AF,
+    ER,
+    SMC_COMBINED,
+    SMC_MCP,
+    SMC_POOL,
+    SMC_FILTER,
+    SMC_FOR_RUN,
+    STR_PYTHON,
+    STR_MCP,
+    STR_ALLOWED,
+    STR_REBUILD,
+    STR_FOR_RUN,
+    ST_LOAD,
+    ST_DISPATCH,
+    ST_ARGS,
+    ST_REFS,
+    ST_LIST,
+    ST_ALL,
+)
+
+RFC_A = "rfc-a: skill manager not registered with the extension registry"
+RFC_B = "rfc-b: per-skill tool manager lost in for_run"
+RFC_C = "rfc-c: load_skill/list_skills not injected on one agent creation path"
+
+
+def _ids(requirement: str, *scenarios: str) -> tuple[str, ...]:
+    return tuple(f"{requirement}.{scenario}" for scenario in scenarios)
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """One deliberately broken variant of the reference."""
+
+    attribute: str
+    """``module:Attribute`` under ``tests.mutants``."""
+    breaks: str
+    """The requirement id (or the RFC regression) whose behaviour it breaks."""
+    must_catch: tuple[str, ...]
+    """Scenario ids that must fail or error against it."""
+    survives: str = ""
+    """Why the suite cannot catch it yet (a missing scenario); empty if it must die."""
+    extra: bool = False
+    """A second mutant of a requirement: run only with ``SC_ALL_MUTANTS=1`` (CI time)."""
+
+    @property
+    def impl(self) -> str:
+        """The ``--impl`` value that loads it."""
+        return f"tests.mutants.{self.attribute}"
+
+
+_M = "manager_mutants:"
+_H = "host_mutants:"
+
+MUTANTS = (
+    # -- the RFC's three regressions
+    Mutant(
+        _H + "NeverRegistersMutant",
+        RFC_A,
+        _ids(ER, "skillmanagercap-registered-during-pool-startup")
+        + _ids(SMC_POOL, "skillmanagercap-registered-at-pool-scope")
+        + _ids(SMC_POOL, "skill-uri-resolves-through-extensionregistry-with-flat-uri")
+        + _ids(ST_LOAD, "load-skill-by-uri")
+        + _ids(ST_REFS, "a-single-reference-is-read-by-uri"),
+    ),
+    Mutant(
+        _M + "ForRunLosesSkillToolsMutant",
+        RFC_B,
+        _ids(SMC_FOR_RUN, "for-run-preserves-tool-manager")
+        + _ids(STR_FOR_RUN, "for-run-preserves-python-tools")
+        + _ids(STR_PYTHON, "skill-with-python-tools-registered"),
+    ),
+    Mutant(
+        _H + "ChildSessionMissesSkillToolsMutant",
+        RFC_C,
+        _ids(AF, "child-session-agent-receives-skills-tools-provider")
+        + _ids(ST_ALL, "child-session-agent-has-load-skill"),
+    ),
+    # -- agent-factory
+    Mutant(
+        _H + "InjectsWithoutAHostProviderMutant",
+        AF,
+        _ids(AF, "host-without-a-skill-tools-provider"),
+    ),
+    # -- extension-registry
+    Mutant(
+        _H + "NeverUnregistersMutant",
+        ER,
+        _ids(ER, "skillmanagercap-re-registered-after-rebuild")
+        + _ids(ER, "repeated-rebuilds-leave-no-stale-registration"),
+    ),
+    Mutant(
+        _H + "RebuildDoesNotRegisterMutant",
+        ER,
+        _ids(ER, "skillmanagercap-re-registered-after-rebuild")
+        + _ids(ER, "repeated-rebuilds-leave-no-stale-registration"),
+        extra=True,
+    ),
+    # -- skill-manager-cap
+    Mutant(
+        _M + "DropsChildToolsMutant",
+        SMC_COMBINED,
+        _ids(SMC_COMBINED, "skillmanagercap-inherits-tool-merging")
+        + _ids(SMC_FILTER, "allowed-tools-not-declared-means-no-filter"),
+    ),
+    Mutant(
+        _M + "CallsSuperToolsetMutant",
+        SMC_COMBINED,
+        _ids(SMC_COMBINED, "skillmanagercap-get-toolset-does-not-call-super")
+        + _ids(STR_MCP, "skill-with-mcp-server-registered"),
+        extra=True,
+    ),
+    Mutant(
+        _M + "ImportsToolsLazilyMutant",
+        SMC_COMBINED,
+        _ids(SMC_COMBINED, "skillmanagercap-imports-python-tools-eagerly"),
+        extra=True,
+    ),
+    Mutant(
+        _M + "ExitsInStartOrderMutant",
+        SMC_COMBINED,
+        _ids(SMC_COMBINED, "skillmanagercap-inherits-lifecycle-management")
+        + _ids(STR_MCP, "mcp-server-lifecycle-managed-by-skillmanagercap"),
+        extra=True,
+    ),
+    Mutant(
+        _H + "StartsServerWhenBuiltMutant",
+        SMC_MCP,
+        _ids(SMC_MCP, "per-skill-mcpservercap-tracked-in-mapping")
+        + _ids(SMC_MCP, "many-mcp-declaring-skills-start-no-process-when-built"),
+    ),
+    Mutant(
+        _H + "RegistersAtSessionScopeMutant",
+        SMC_POOL,
+        _ids(SMC_POOL, "skillmanagercap-registered-at-pool-scope")
+        + _ids(SMC_POOL, "skill-uri-resolves-through-extensionregistry-with-flat-uri")
+        + _ids(ER, "skillmanagercap-registered-during-pool-startup"),
+    ),
+    Mutant(
+        _M + "FiltersByBareNamePrefixMutant",
+        SMC_FILTER,
+        _ids(SMC_FILTER, "a-skill-name-that-is-a-prefix-of-another-is-filtered-on-its-own"),
+    ),
+    Mutant(
+        _M + "BareNameAfterLastSeparatorMutant",
+        SMC_FILTER,
+        _ids(SMC_FILTER, "an-allowed-mcp-tool-whose-name-contains-a-double-underscore-stays"),
+        extra=True,
+    ),
+    Mutant(
+        _M + "ForRunToolsUncallableMutant",
+        SMC_FOR_RUN,
+        _ids(SMC_FOR_RUN, "for-run-preserves-tool-manager")
+        + _ids(STR_FOR_RUN, "for-run-preserves-python-tools"),
+    ),
+    # -- skill-tool-registration
+    Mutant(
+        _M + "SingleUnderscoreToolPrefixMutant",
+        STR_PYTHON,
+        _ids(STR_PYTHON, "skill-with-python-tools-registered")
+        + _ids(STR_PYTHON, "multiple-skills-with-tools-are-isolated-by-prefix"),
+    ),
+    Mutant(
+        _M + "ImportFailureAbortsBuildMutant",
+        STR_PYTHON,
+        _ids(STR_PYTHON, "an-invalid-import-path-leaves-the-other-skills-intact"),
+        extra=True,
+    ),
+    Mutant(
+        _M + "McpPrefixedByServerMutant",
+        STR_MCP,
+        _ids(STR_MCP, "skill-with-mcp-server-registered")
+        + _ids(SMC_COMBINED, "skillmanagercap-inherits-tool-merging"),
+    ),
+    Mutant(
+        _M + "EmptyAllowedToolsMeansAllMutant",
+        STR_ALLOWED,
+        _ids(STR_ALLOWED, "empty-allowed-tools-filters-all-skill-tools")
+        + _ids(SMC_FILTER, "allowed-tools-empty-list-filters-all-skill-tools"),
+    ),
+    Mutant(
+        _H + "RebuildKeepsOldManagerMutant",
+        STR_REBUILD,
+        _ids(STR_REBUILD, "pool-rebuild-with-added-skill")
+        + _ids(STR_REBUILD, "pool-rebuild-with-removed-skill"),
+    ),
+    Mutant(
+        _M + "ForRunKeepsFirstSkillToolsMutant",
+        STR_FOR_RUN,
+        _ids(STR_PYTHON, "multiple-skills-with-tools-are-isolated-by-prefix"),
+    ),
+    Mutant(
+        _M + "ForRunRestartsServersMutant",
+        STR_FOR_RUN,
+        (),
+        survives="no scenario counts MCP server starts across an agent run of an entered "
+        "manager; the spec's 'shared with that copy rather than started again' is unchecked",
+    ),
+    # -- skill-tools
+    Mutant(
+        _H + "NotFoundReturnsEmptyMutant",
+        ST_LOAD,
+        _ids(ST_LOAD, "skill-not-found"),
+    ),
+    Mutant(
+        _H + "IgnoresRemoteProvidersMutant",
+        ST_DISPATCH,
+        _ids(ST_DISPATCH, "skill-discovery-via-protocol")
+        + _ids(ST_DISPATCH, "remote-skill-loaded-by-bare-name")
+        + _ids(ST_LIST, "list-skills-from-multiple-sources"),
+    ),
+    Mutant(
+        _H + "AsksEveryChildMutant",
+        ST_DISPATCH,
+        _ids(ST_DISPATCH, "non-skillresource-capabilities-are-skipped"),
+        extra=True,
+    ),
+    Mutant(
+        _H + "SingleDigitPlaceholdersMutant",
+        ST_ARGS,
+        _ids(ST_ARGS, "a-two-digit-placeholder-is-one-placeholder")
+        + _ids(ST_ARGS, "a-placeholder-without-an-argument-stays"),
+    ),
+    Mutant(
+        _H + "SubstitutesTwiceMutant",
+        ST_ARGS,
+        _ids(ST_ARGS, "substituted-text-is-not-substituted-again"),
+        extra=True,
+    ),
+    Mutant(
+        _H + "LeavesOutReferencesMutant",
+        ST_REFS,
+        _ids(ST_REFS, "load-skill-with-references"),
+    ),
+    Mutant(
+        _H + "PrefixContainmentMutant",
+        ST_REFS,
+        _ids(
+            ST_REFS,
+            "a-symlink-into-a-sibling-directory-that-shares-the-skill-s-name-prefix-is-blocked",
+        ),
+        extra=True,
+    ),
+    Mutant(
+        _H + "ChecksOnlyTheRawPathMutant",
+        ST_REFS,
+        _ids(ST_REFS, "percent-encoded-traversal-is-blocked"),
+        extra=True,
+    ),
+    Mutant(
+        _H + "ListsLocalSkillsWithoutUriMutant",
+        ST_LIST,
+        _ids(ST_LIST, "local-skills-are-listed-with-flat-skill-uris"),
+    ),
+    Mutant(
+        _H + "StandaloneMissesSkillToolsMutant",
+        ST_ALL,
+        _ids(ST_ALL, "standalone-agent-has-load-skill")
+        + _ids(AF, "standalone-agent-receives-skills-tools-provider"),
+    ),
+    Mutant(
+        _H + "OffersOnlyLoadSkillMutant",
+        ST_ALL,
+        _ids(ST_ALL, "standalone-agent-has-load-skill")
+        + _ids(ST_ALL, "child-session-agent-has-load-skill")
+        + _ids(ST_LIST, "local-skills-are-listed-with-flat-skill-uris"),
+        extra=True,
+    ),
+)

@@ -1,0 +1,283 @@
+"""Mutants of the pool, the extension registry, the skill tools and the agent factory."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+from urllib.parse import unquote
+
+from pydantic_ai import Agent, Tool
+from pydantic_ai.capabilities import AbstractCapability
+from pydantic_ai.toolsets import AbstractToolset, FunctionToolset
+
+from reference.capabilities import McpServerCap
+from reference.errors import ReferenceNotFoundError, SecurityError, SkillNotFoundError
+from reference.factory import AgentFactory
+from reference.manager import SkillManagerCap
+from reference.registry import POOL_SCOPE, ExtensionRegistry, ResolvedURI, Scope, ScopeLevel
+from reference.resources import SkillResource
+from reference.skill_tools import SkillToolsProvider
+from reference.substitution import substitute_arguments
+from reference.uri import SCHEME, parse_skill_uri
+from tests.mutants.base import MutantPool, mutant
+
+_SESSION = Scope(ScopeLevel.SESSION, session_id="session-1")
+
+# -- the pool and the registry -------------------------------------------------------------
+
+
+class NeverRegisters(MutantPool):
+    """RFC regression (a): the skill manager is built but never registered with the registry."""
+
+    def _install(self, manager: SkillManagerCap) -> None:
+        self._manager = manager
+
+
+class RegistersAtSessionScope(ExtensionRegistry):
+    """Puts what is registered at pool scope at one session's scope instead."""
+
+    def register(self, capability: AbstractCapability[Any], scope: Scope = POOL_SCOPE) -> None:
+        super().register(capability, _SESSION if scope == POOL_SCOPE else scope)
+
+    def unregister(self, capability: AbstractCapability[Any], scope: Scope = POOL_SCOPE) -> bool:
+        return super().unregister(capability, _SESSION if scope == POOL_SCOPE else scope)
+
+
+class NeverUnregisters(ExtensionRegistry):
+    """Keeps every registration: a rebuild leaves the old skill manager registered."""
+
+    def unregister(self, capability: AbstractCapability[Any], scope: Scope = POOL_SCOPE) -> bool:
+        return False
+
+
+class RebuildDoesNotRegister(MutantPool):
+    """Registers the skill manager at start-up only; a rebuilt one is never registered."""
+
+    async def rebuild(self) -> None:
+        await super().rebuild()
+        self.registry.unregister(self.manager, POOL_SCOPE)
+
+
+class RebuildKeepsOldManager(MutantPool):
+    """Registers the rebuilt manager, but agents keep getting the one built at start-up."""
+
+    async def rebuild(self) -> None:
+        old = self.manager
+        self.registry.unregister(old, POOL_SCOPE)
+        self.registry.register(self._build(), POOL_SCOPE)
+
+
+class StartsServerWhenBuilt(MutantPool):
+    """Connects the first skill's first MCP server as soon as the manager is built."""
+
+    _eager: list[McpServerCap]
+
+    async def start(self) -> None:
+        await super().start()
+        self._eager = []
+        for name in self.manager.skills:
+            for server in self.manager.skill_mcp_children(name)[:1]:
+                await server.__aenter__()
+                self._eager.append(server)
+                return
+
+    async def close(self) -> None:
+        try:
+            for server in reversed(getattr(self, "_eager", [])):
+                await server.__aexit__(None, None, None)
+        finally:
+            await super().close()
+
+
+class PrefixContainment(ExtensionRegistry):
+    """Checks a reference's resolved path by string prefix: `my-skill-evil` is inside `my-skill`."""
+
+    async def resolve_uri(self, uri: str, scope: Scope = POOL_SCOPE) -> ResolvedURI:
+        parsed = parse_skill_uri(uri)
+        skill = await self.find_skill(parsed.name, scope)
+        if parsed.reference is None or skill.directory is None:
+            return await super().resolve_uri(uri, scope)
+        root = skill.directory.resolve()
+        target = (root / parsed.reference).resolve()
+        if not str(target).startswith(str(root)):
+            raise SecurityError(f"reference {parsed.reference!r} leads outside its directory")
+        if not target.is_file():
+            raise ReferenceNotFoundError(skill.name, parsed.reference)
+        return ResolvedURI(skill, parsed.reference, target.read_text())
+
+
+class ChecksOnlyTheRawPath(ExtensionRegistry):
+    """Refuses `..` as written, then percent-decodes and reads without checking again."""
+
+    async def resolve_uri(self, uri: str, scope: Scope = POOL_SCOPE) -> ResolvedURI:
+        name, _, raw = uri[len(SCHEME) :].partition("/")
+        if not raw:
+            return await super().resolve_uri(uri, scope)
+        if raw.startswith("/") or ".." in raw.split("/"):
+            raise SecurityError(f"reference {raw!r} leads outside the skill directory")
+        skill = await self.find_skill(unquote(name), scope)
+        if skill.directory is None:
+            raise ReferenceNotFoundError(skill.name, raw)
+        target = skill.directory / unquote(raw)
+        if not target.is_file():
+            raise ReferenceNotFoundError(skill.name, raw)
+        return ResolvedURI(skill, raw, target.read_text())
+
+
+# -- load_skill and list_skills ------------------------------------------------------------
+
+
+class NotFoundReturnsEmpty(SkillToolsProvider):
+    """Answers a skill it cannot find with an empty text instead of a not-found error."""
+
+    async def load_skill(self, skill_name: str, arguments: str | None = None) -> str:
+        try:
+            return await super().load_skill(skill_name, arguments)
+        except SkillNotFoundError:
+            return ""
+
+
+class IgnoresRemoteProviders(SkillToolsProvider):
+    """Finds and lists local skills only, never asking the remote skill providers."""
+
+    async def list_skills(self) -> list[dict[str, str | None]]:
+        return [entry for entry in await super().list_skills() if entry["source"] == "local"]
+
+    async def _find(self, name: str) -> Any:
+        manager = self.host.manager
+        if name in manager.skills:
+            return manager.skills[name]
+        raise SkillNotFoundError(name)
+
+
+class AsksEveryChild(SkillToolsProvider):
+    """Asks every non-skill child for skills, skill resource or not."""
+
+    async def list_skills(self) -> list[dict[str, str | None]]:
+        manager = self.host.manager
+        entries = await manager.list_skills()
+        for child in manager.children:
+            resource: SkillResource = child  # type: ignore[assignment]
+            entries.extend(await resource.list_skills())
+        return [
+            {"name": e.name, "description": e.description, "source": e.source, "uri": e.uri}
+            for e in entries
+        ]
+
+
+_SINGLE_DIGIT = re.compile(r"\$(ARGUMENTS|@|[1-9])")
+
+
+def _single_digit(text: str, arguments: str | None) -> str:
+    if arguments is None:
+        return text
+    positional = arguments.split()
+
+    def replace(match: re.Match[str]) -> str:
+        key = match.group(1)
+        if key in ("@", "ARGUMENTS"):
+            return arguments
+        index = int(key)
+        return positional[index - 1] if index <= len(positional) else match.group(0)
+
+    return _SINGLE_DIGIT.sub(replace, text)
+
+
+class SingleDigitPlaceholders(SkillToolsProvider):
+    """Reads `$10` as `$1` followed by `0`."""
+
+    async def load_skill(self, skill_name: str, arguments: str | None = None) -> str:
+        return _single_digit(await super().load_skill(skill_name, None), arguments)
+
+
+class SubstitutesTwice(SkillToolsProvider):
+    """Substitutes again in the text the arguments brought in."""
+
+    async def load_skill(self, skill_name: str, arguments: str | None = None) -> str:
+        text = await super().load_skill(skill_name, arguments)
+        return substitute_arguments(text, arguments)
+
+
+class LeavesOutReferences(SkillToolsProvider):
+    """Returns a skill's text without the content of its reference files."""
+
+    async def load_skill(self, skill_name: str, arguments: str | None = None) -> str:
+        text = await super().load_skill(skill_name, arguments)
+        return text.split("\n\n## Reference: ")[0] + "\n"
+
+
+class ListsLocalSkillsWithoutUri(SkillToolsProvider):
+    """Lists local skills without their flat ``skill://`` URI."""
+
+    async def list_skills(self) -> list[dict[str, str | None]]:
+        return [{**entry, "uri": None} for entry in await super().list_skills()]
+
+
+class OffersOnlyLoadSkill(SkillToolsProvider):
+    """Offers `load_skill` but not `list_skills`."""
+
+    def get_toolset(self) -> AbstractToolset[Any]:
+        return FunctionToolset([Tool(self.load_skill, name="load_skill", takes_ctx=False)])
+
+
+# -- the agent factory ---------------------------------------------------------------------
+
+
+class ChildSessionMissesSkillTools(AgentFactory):
+    """RFC regression (c): the child-session path builds its agent without the pool's providers."""
+
+    def create_child_session_agent(
+        self, parent: str = "session-agent", name: str = "child-agent"
+    ) -> Agent[None, str]:
+        """A child session's agent with the skill manager only."""
+        return Agent(self.model, name=f"{parent}/{name}", capabilities=[self.host.pool.manager])
+
+
+class StandaloneMissesSkillTools(AgentFactory):
+    """The standalone path builds its agent without the pool's providers."""
+
+    def create_standalone_agent(self, name: str = "standalone-agent") -> Agent[None, str]:
+        """A standalone agent with the skill manager only."""
+        return Agent(self.model, name=name, capabilities=[self.host.pool.manager])
+
+
+class InjectsWithoutAHostProvider(AgentFactory):
+    """Injects the pool's skill tools even when the host has no skill tools provider."""
+
+    def _inject_pool_providers(self, capabilities: list[AbstractCapability[Any]]) -> None:
+        capabilities.append(self.host.skills_tools_provider or self.host.pool.skills_tools)
+
+
+NeverRegistersMutant = mutant("NeverRegistersMutant", pool=NeverRegisters)
+RegistersAtSessionScopeMutant = mutant(
+    "RegistersAtSessionScopeMutant", registry=RegistersAtSessionScope
+)
+NeverUnregistersMutant = mutant("NeverUnregistersMutant", registry=NeverUnregisters)
+RebuildDoesNotRegisterMutant = mutant("RebuildDoesNotRegisterMutant", pool=RebuildDoesNotRegister)
+RebuildKeepsOldManagerMutant = mutant("RebuildKeepsOldManagerMutant", pool=RebuildKeepsOldManager)
+StartsServerWhenBuiltMutant = mutant("StartsServerWhenBuiltMutant", pool=StartsServerWhenBuilt)
+PrefixContainmentMutant = mutant("PrefixContainmentMutant", registry=PrefixContainment)
+ChecksOnlyTheRawPathMutant = mutant("ChecksOnlyTheRawPathMutant", registry=ChecksOnlyTheRawPath)
+NotFoundReturnsEmptyMutant = mutant("NotFoundReturnsEmptyMutant", provider=NotFoundReturnsEmpty)
+IgnoresRemoteProvidersMutant = mutant(
+    "IgnoresRemoteProvidersMutant", provider=IgnoresRemoteProviders
+)
+AsksEveryChildMutant = mutant("AsksEveryChildMutant", provider=AsksEveryChild)
+SingleDigitPlaceholdersMutant = mutant(
+    "SingleDigitPlaceholdersMutant", provider=SingleDigitPlaceholders
+)
+SubstitutesTwiceMutant = mutant("SubstitutesTwiceMutant", provider=SubstitutesTwice)
+LeavesOutReferencesMutant = mutant("LeavesOutReferencesMutant", provider=LeavesOutReferences)
+ListsLocalSkillsWithoutUriMutant = mutant(
+    "ListsLocalSkillsWithoutUriMutant", provider=ListsLocalSkillsWithoutUri
+)
+OffersOnlyLoadSkillMutant = mutant("OffersOnlyLoadSkillMutant", provider=OffersOnlyLoadSkill)
+ChildSessionMissesSkillToolsMutant = mutant(
+    "ChildSessionMissesSkillToolsMutant", factory=ChildSessionMissesSkillTools
+)
+StandaloneMissesSkillToolsMutant = mutant(
+    "StandaloneMissesSkillToolsMutant", factory=StandaloneMissesSkillTools
+)
+InjectsWithoutAHostProviderMutant = mutant(
+    "InjectsWithoutAHostProviderMutant", factory=InjectsWithoutAHostProvider
+)

@@ -1,0 +1,93 @@
+"""Every mutant of the reference, run through the full conformance suite, must die.
+
+Each must-die mutant gets one full ``pytest steps --impl <mutant>`` run in a subprocess (the runs
+go in parallel, ``SC_MUTANT_WORKERS`` at a time, default one per CPU). The run must end as a test
+failure (exit status 1, not an internal or usage error), give every scenario a verdict, and fail
+or error at least the scenarios the catalog names for that mutant. By default one mutant per
+requirement and per RFC regression runs (21 runs); ``SC_ALL_MUTANTS=1`` runs every must-die one.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from tests.mutants.catalog import MUTANTS, REQUIREMENTS, RFC_A, RFC_B, RFC_C, Mutant
+from tests.mutants.suite_run import ROOT, SuiteRun, run_suite
+
+FEATURES = ROOT / "features"
+MUST_DIE = [mutant for mutant in MUTANTS if not mutant.survives]
+RUN = [m for m in MUST_DIE if not m.extra or os.environ.get("SC_ALL_MUTANTS") == "1"]
+WORKERS = int(os.environ.get("SC_MUTANT_WORKERS") or os.cpu_count() or 2)
+
+
+def _feature_tags(prefix: str) -> set[str]:
+    pattern = re.compile(rf"@{prefix}:(\S+)")
+    return {
+        match.group(1)
+        for path in sorted(Path(FEATURES).glob("*.feature"))
+        for match in pattern.finditer(path.read_text())
+    }
+
+
+SCENARIO_IDS = _feature_tags("id")
+
+
+# -- the catalog itself (cheap) ------------------------------------------------------------
+
+
+def test_the_catalog_names_the_specs_requirements() -> None:
+    assert set(REQUIREMENTS) == _feature_tags("requirement")
+    assert len(REQUIREMENTS) == 18
+
+
+def test_every_requirement_and_rfc_regression_has_a_mutant_that_must_die() -> None:
+    broken = {mutant.breaks for mutant in MUST_DIE if not mutant.extra}
+    assert set(REQUIREMENTS) | {RFC_A, RFC_B, RFC_C} <= broken
+
+
+def test_every_expected_catcher_is_a_real_scenario() -> None:
+    for mutant in MUTANTS:
+        unknown = set(mutant.must_catch) - SCENARIO_IDS
+        assert not unknown, f"{mutant.attribute}: no such scenario: {sorted(unknown)}"
+        assert mutant.must_catch or mutant.survives, f"{mutant.attribute} names no catcher"
+
+
+def test_every_mutant_loads_as_an_implementation() -> None:
+    from skill_conformance.loading import load_implementation
+
+    for mutant in MUTANTS:
+        assert load_implementation(mutant.impl).name.startswith("mutant:")
+
+
+# -- the runs ------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def mutant_runs() -> Iterator[dict[str, Future[SuiteRun]]]:
+    """One full suite run per must-die mutant, started together, in parallel."""
+    with ThreadPoolExecutor(max_workers=WORKERS) as executor:
+        futures = {mutant.impl: executor.submit(run_suite, mutant.impl) for mutant in RUN}
+        try:
+            yield futures
+        finally:
+            for future in futures.values():
+                future.cancel()
+
+
+@pytest.mark.parametrize("mutant", RUN, ids=lambda m: m.attribute.partition(":")[2])
+def test_mutant_dies_on_the_scenarios_that_should_catch_it(
+    mutant: Mutant, mutant_runs: dict[str, Future[SuiteRun]]
+) -> None:
+    run = mutant_runs[mutant.impl].result()
+    tail = run.output[-4000:]
+    assert not run.internal_errors(), f"the suite itself broke on {mutant.impl}:\n{tail}"
+    assert run.returncode == 1, f"exit status {run.returncode}, not 1 (tests failed):\n{tail}"
+    assert set(run.verdicts) == SCENARIO_IDS, f"scenarios without a verdict:\n{tail}"
+    missed = sorted(set(mutant.must_catch) - run.bad())
+    assert not missed, f"{mutant.impl} ({mutant.breaks}) escaped {missed}:\n{tail}"

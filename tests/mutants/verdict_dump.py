@@ -1,0 +1,51 @@
+"""A pytest plugin that writes each scenario's verdict to a JSON file: ``--verdicts-json=FILE``.
+
+The suite's own plugin attaches the verdict to every report (``verdict`` and ``scenario_id`` user
+properties); this one keeps the most severe verdict per scenario id, so that a test running the
+suite in a subprocess can assert on verdicts without parsing terminal output.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+SEVERITY = ("passed", "not-applicable", "expected-failure", "unexpected-pass", "failed", "errored")
+
+_KEY = pytest.StashKey[dict[str, str]]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--verdicts-json", default=None, help="write scenario verdicts to FILE")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.stash[_KEY] = {}
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    properties = {str(k): str(v) for k, v in report.user_properties}
+    if "verdict" not in properties:
+        return
+    verdicts = _CONFIG[0].stash[_KEY]
+    scenario, verdict = properties["scenario_id"], properties["verdict"]
+    previous = verdicts.get(scenario)
+    if previous is None or SEVERITY.index(verdict) > SEVERITY.index(previous):
+        verdicts[scenario] = verdict
+
+
+_CONFIG: list[pytest.Config] = []
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionstart(session: pytest.Session) -> None:
+    _CONFIG[:] = [session.config]
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    target = session.config.getoption("--verdicts-json")
+    if target:
+        Path(target).write_text(json.dumps(session.config.stash[_KEY], indent=1, sort_keys=True))
