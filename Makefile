@@ -49,6 +49,12 @@ typecheck: sync ## mypy --strict over the suite, the steps and the reference
 bench: sync ## Print the benchmark figures (wall time of the conformance run and its split)
 	$(UV) run --frozen python benchmarks/conformance_run.py --impl $(IMPL)
 
+.PHONY: mutation
+mutation: sync ## mutmut over reference/ (killed by steps + tests/reference): kill rate, survivors
+	rm -rf mutants build/mutmut.log && mkdir -p build
+	$(UV) run --frozen mutmut run --max-children $$(nproc) > build/mutmut.log 2>&1 || true
+	$(UV) run --frozen python tests/mutants/mutation_report.py
+
 .PHONY: help
 help: ## List the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
