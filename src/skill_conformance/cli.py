@@ -11,6 +11,7 @@ from typing import NoReturn
 from skill_conformance import __version__
 from skill_conformance.cli_reports import add_report_commands
 from skill_conformance.gherkin import FAILED, Options, run
+from skill_conformance.smoke import add_smoke
 
 Command = Callable[[argparse.Namespace], int]
 
@@ -73,6 +74,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(title="commands", metavar="COMMAND", parser_class=_Parser)
     _add_gherkin(commands)
     add_report_commands(commands)
+    add_smoke(commands)
     return parser
 
 

@@ -25,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from collections.abc import Mapping, Sequence
 from typing import IO, Any
 
@@ -56,6 +57,7 @@ PROTOCOL_VERSION = 1
 HANDSHAKE_TIMEOUT = 60.0
 """Seconds the process may take to start and answer ``hello``."""
 _STOP_GRACE = 5.0
+_POLL = 0.1
 _REQUEST_LIMIT = 3600.0
 """An outer bound only: the suite's scenario timeout cancels a request long before."""
 
@@ -116,16 +118,32 @@ class Channel:
                 stdin.flush()
             except OSError:
                 raise self._died(op) from None
+            deadline = time.monotonic() + timeout
             while True:
-                try:
-                    raw = self._lines.get(timeout=timeout)
-                except queue.Empty:
-                    raise ProtocolError(f"{op}: no response within {timeout:g} s") from None
+                raw = self._next_line(op, deadline)
                 if raw is None:
                     raise self._died(op)
                 response = self._parse(op, raw)
                 if response.get("id") == ident:
                     return response
+
+    def _next_line(self, op: str, deadline: float) -> bytes | None:
+        """The next stdout line; ``None`` once the process is gone.
+
+        A process that exits while a child of its own still holds its stdout gives no end of
+        file, so its liveness is checked as well.
+        """
+        while True:
+            try:
+                return self._lines.get(timeout=_POLL)
+            except queue.Empty:
+                if self._process.poll() is not None:
+                    try:
+                        return self._lines.get(timeout=_POLL)
+                    except queue.Empty:
+                        return None
+                if time.monotonic() > deadline:
+                    raise ProtocolError(f"{op}: no response in time") from None
 
     def _parse(self, op: str, raw: bytes) -> dict[str, Any]:
         try:

@@ -29,10 +29,7 @@ class NotImplementedOperation(NotImplementedError):
     """An operation of the port this adapter does not implement yet."""
 
     def __init__(self, operation: str) -> None:
-        super().__init__(
-            f"the template adapter does not implement {operation}() yet "
-            f"(see docs/porting.md, section '{operation}')"
-        )
+        super().__init__(f"{operation}() is not implemented yet (docs/porting.md: {operation})")
         self.operation = operation
 
 

@@ -1,0 +1,43 @@
+"""Running the conformance suite in a subprocess and reading the verdicts it recorded."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+IMPLS = ROOT / "tests" / "jsonlines_impl"
+
+
+def run_suite(
+    dump: Path, *args: str, env: Mapping[str, str] | None = None, timeout: float = 900
+) -> subprocess.CompletedProcess[str]:
+    """``pytest steps ARGS`` in a fresh interpreter, writing the verdicts to ``dump``."""
+    command = [sys.executable, "-m", "pytest", "steps", "-p", "no:cacheprovider", "-q"]
+    command += ["-p", "tests.porting.verdict_dump", *args]
+    return subprocess.run(
+        command,
+        cwd=ROOT,
+        env={**os.environ, "VERDICT_DUMP": str(dump), **(env or {})},
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
+def verdicts(dump: Path) -> dict[str, str]:
+    """Test name -> the verdict the suite gave that scenario in the run that wrote ``dump``."""
+    found: dict[str, str] = json.loads(dump.read_text())
+    return found
+
+
+def jsonl_command(script: str, *args: str) -> str:
+    """The SKILL_CONFORMANCE_JSONL_CMD value running ``script`` of tests/jsonlines_impl."""
+    import shlex
+
+    return shlex.join([sys.executable, str(IMPLS / script), *args])

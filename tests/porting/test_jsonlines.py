@@ -1,0 +1,163 @@
+"""The JSON-lines adapter: an implementation in another process, its faults told apart.
+
+The reference behind the protocol (tests/jsonlines_impl/server.py) must get the same verdicts as
+the reference run directly; a process that crashes, hangs, exits or writes garbage must give
+*errored* scenarios and leave no process behind.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from skill_conformance.adapters.jsonlines import JsonlinesImplementation, ProtocolError
+from skill_conformance.loading import AdapterLoadError, load_implementation
+from skill_conformance.port import Ability, ErrorKind, Setup, SkillSystemError
+from skill_conformance.runner import ImplementationCrash, ImplementationHang, blocking
+from skill_conformance.world import pid_alive
+from tests.porting.porting_helpers import IMPLS, jsonl_command, run_suite, verdicts
+
+
+def _faulty(*args: str) -> list[str]:
+    return [sys.executable, str(IMPLS / "faulty.py"), *args]
+
+
+def _pids(path: Path) -> list[int]:
+    return [int(line) for line in path.read_text().split()] if path.exists() else []
+
+
+def _all_gone(pids: list[int], timeout: float = 10.0) -> list[int]:
+    deadline = time.monotonic() + timeout
+    alive = [pid for pid in pids if pid_alive(pid)]
+    while alive and time.monotonic() < deadline:
+        time.sleep(0.05)
+        alive = [pid for pid in alive if pid_alive(pid)]
+    return alive
+
+
+def test_the_handshake_gives_name_version_and_unsupported_abilities() -> None:
+    implementation = JsonlinesImplementation(_faulty())
+    try:
+        assert (implementation.name, implementation.version) == ("faulty", "0.1")
+        assert implementation.unsupported == {Ability.MCP: "faulty has none"}
+    finally:
+        implementation.shutdown()
+
+
+def test_the_command_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SKILL_CONFORMANCE_JSONL_CMD", shlex.join(_faulty()))
+    implementation = load_implementation("jsonlines")
+    assert implementation.name == "faulty"
+    assert isinstance(implementation, JsonlinesImplementation)
+    implementation.shutdown()
+    monkeypatch.delenv("SKILL_CONFORMANCE_JSONL_CMD")
+    with pytest.raises(AdapterLoadError, match="set SKILL_CONFORMANCE_JSONL_CMD"):
+        load_implementation("jsonlines")
+
+
+def test_a_command_that_does_not_exist_is_one_line() -> None:
+    with pytest.raises(ProtocolError, match="cannot start"):
+        JsonlinesImplementation(["/nonexistent/impl-sc"])
+
+
+@pytest.mark.parametrize(
+    ("do", "message"),
+    [
+        ("crash", r"exited \(code 3\) without answering"),
+        ("exit", r"exited \(code 0\) without answering"),
+        ("garbage", "not a JSON line on stdout: 'this is not JSON'"),
+        ("report-crash", "the implementation reported crash: it broke inside"),
+    ],
+)
+def test_faults_are_crashes_and_the_next_scenario_gets_a_fresh_process(
+    tmp_path: Path, do: str, message: str
+) -> None:
+    pids = tmp_path / "pids"
+    command = _faulty("--at", "start", "--do", do, "--pids", str(pids))
+    implementation = JsonlinesImplementation(command)
+    try:
+        for _ in range(2):  # the second scenario must not inherit the first one's dead process
+            system = blocking(implementation.open(Setup(skills_dir=tmp_path)), timeout=10)
+            with pytest.raises(ImplementationCrash, match=message):
+                system.start()
+            system.close()
+    finally:
+        implementation.shutdown()
+    started = _pids(pids)
+    assert len(started) >= 4 if do != "report-crash" else len(started) == 2
+    assert _all_gone(started) == []
+
+
+def test_a_hang_is_a_hang_and_kills_the_process_group(tmp_path: Path) -> None:
+    pids = tmp_path / "pids"
+    implementation = JsonlinesImplementation(
+        _faulty("--at", "tool_names", "--do", "hang", "--pids", str(pids))
+    )
+    try:
+        system = blocking(implementation.open(Setup(skills_dir=tmp_path)), timeout=1)
+        system.start()
+        began = time.monotonic()
+        with pytest.raises(ImplementationHang, match=r"tool_names\(\) did not finish within 1 s"):
+            system.tool_names()
+        assert time.monotonic() - began < 4
+        system.close()
+        assert _all_gone(_pids(pids)) == []  # the process and its child, killed at once
+    finally:
+        implementation.shutdown()
+
+
+def test_port_errors_cross_the_protocol(tmp_path: Path) -> None:
+    implementation = JsonlinesImplementation(_faulty("--at", "load_skill", "--do", "not-found"))
+    try:
+        system = blocking(implementation.open(Setup(skills_dir=tmp_path)), timeout=10)
+        system.start()
+        with pytest.raises(SkillSystemError) as error:
+            system.load_skill("x")
+        assert (error.value.kind, error.value.message) == (ErrorKind.NOT_FOUND, "no skill 'x'")
+        assert list(system.tool_names()) == []
+        system.close()
+    finally:
+        implementation.shutdown()
+
+
+def test_in_a_run_a_hang_is_errored_and_no_process_outlives_it(tmp_path: Path) -> None:
+    pids = tmp_path / "pids"
+    command = jsonl_command("faulty.py", "--at", "run_tool", "--do", "hang", "--pids", str(pids))
+    dump = tmp_path / "verdicts.json"
+    done = run_suite(
+        dump,
+        "--impl=jsonlines",
+        "--scenario-timeout=2",
+        "-k",
+        "tool_merging or positional_argument or skill_with_python_tools_registered",
+        env={"SKILL_CONFORMANCE_JSONL_CMD": command},
+    )
+    assert done.returncode == 1, done.stdout[-3000:]
+    found = verdicts(dump)
+    assert found["test_skillmanagercap_inherits_tool_merging"] == "not-applicable"  # needs mcp
+    assert found["test_skill_with_python_tools_registered"] == "errored", found
+    assert "run_tool() did not finish within 2 s" in done.stdout
+    started = _pids(pids)
+    assert started
+    assert _all_gone(started) == []
+
+
+@pytest.mark.skipif(
+    os.environ.get("SKILL_CONFORMANCE_SKIP_SLOW") == "1", reason="SKILL_CONFORMANCE_SKIP_SLOW=1"
+)
+def test_the_reference_behind_the_protocol_gets_the_reference_verdicts(tmp_path: Path) -> None:
+    direct, wrapped = tmp_path / "direct.json", tmp_path / "wrapped.json"
+    run_suite(direct, "--impl=reference")
+    done = run_suite(
+        wrapped,
+        "--impl=jsonlines",
+        env={"SKILL_CONFORMANCE_JSONL_CMD": jsonl_command("server.py")},
+    )
+    assert "skill-conformance: reference-jsonlines" in done.stdout, done.stdout[-3000:]
+    assert len(verdicts(direct)) == 56
+    assert verdicts(wrapped) == verdicts(direct)

@@ -1,0 +1,80 @@
+"""``skill-conformance smoke``: one line per port operation, ok / unsupported / error."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from skill_conformance.adapters.reference import ReferenceImplementation
+from skill_conformance.adapters.template import TemplateImplementation
+from skill_conformance.cli import main
+from skill_conformance.port import Ability
+from skill_conformance.smoke import report, smoke
+
+OPERATIONS = [
+    "start",
+    "problems",
+    "tool_names",
+    "run_tool",
+    "load_skill",
+    "list_skills",
+    "resolve_uri",
+    "registry_skill_names(pool)",
+    "enter",
+    "exit",
+    "rebuild",
+    "agent_tool_names(child-session)",
+    "agent_tool_names(standalone)",
+    "agent_load_skill(child-session)",
+    "agent_load_skill(standalone)",
+    "close",
+]
+
+
+def test_the_reference_passes_every_operation() -> None:
+    checks = smoke(ReferenceImplementation(), mcp=False, timeout=60)
+    assert [c.operation for c in checks] == OPERATIONS
+    assert {c.operation: c.status for c in checks} == dict.fromkeys(OPERATIONS, "ok"), checks
+    run_tool = next(c for c in checks if c.operation == "run_tool")
+    assert "smoke__tool__ping returned 'smoke:ping'" in run_tool.detail
+    out = io.StringIO()
+    assert report(ReferenceImplementation(), checks, out) == 0
+    assert out.getvalue().splitlines()[-1] == "16 ok, 0 unsupported, 0 error"
+
+
+def test_declared_abilities_are_unsupported_and_not_called() -> None:
+    implementation = ReferenceImplementation()
+    implementation.unsupported = {
+        Ability.LIFECYCLE: "no context manager",
+        Ability.MCP: "no MCP client",
+    }
+    checks = smoke(implementation, mcp=True, timeout=60)
+    status = {c.operation: (c.status, c.detail) for c in checks}
+    assert status["mcp server"] == ("unsupported", "mcp: no MCP client")
+    assert status["enter"] == ("unsupported", "needs lifecycle: no context manager")
+    assert status["exit"][0] == "unsupported"
+    assert status["tool_names"][0] == "ok"
+    assert "smoke__mcp__echo" not in status["tool_names"][1]
+
+
+def test_the_template_errors_on_each_operation_it_lacks() -> None:
+    checks = smoke(TemplateImplementation(), mcp=False, timeout=10)
+    errors = [c for c in checks if c.status == "error"]
+    assert [c.operation for c in checks if c.status == "ok"] == ["problems", "close"]
+    assert len(errors) == 14
+    assert errors[0].detail == (
+        "NotImplementedOperation: start() is not implemented yet (docs/porting.md: start)"
+    )
+    out = io.StringIO()
+    assert report(TemplateImplementation(), checks, out) == 1
+    assert len(out.getvalue().splitlines()) == 18  # one screen
+
+
+def test_the_command_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["smoke", "--impl", "template", "--timeout", "5"]) == 1
+    out = capsys.readouterr().out
+    assert out.startswith("smoke: template 0.0.0\n")
+    assert "  error       start " in out
+    assert main(["smoke", "--impl", "no.such.module:Impl"]) == 2
+    assert "cannot import no.such.module" in capsys.readouterr().err

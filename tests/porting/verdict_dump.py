@@ -1,0 +1,30 @@
+"""A pytest plugin for the porting tests: write each scenario's verdict to $VERDICT_DUMP as JSON.
+
+Loaded with ``-p tests.porting.verdict_dump``; it reads the ``verdict`` report property the
+suite's plugin attaches, keeping the most severe phase's, as the summary does.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+_FOUND: dict[str, list[str]] = {}
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    for name, value in report.user_properties:
+        if name == "verdict":
+            _FOUND.setdefault(report.nodeid.rpartition("::")[2], []).append(str(value))
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    target = os.environ.get("VERDICT_DUMP")
+    if target:
+        order = ["passed", "not-applicable", "expected-failure", "unexpected-pass", "failed"]
+        order.append("errored")
+        worst = {name: max(found, key=order.index) for name, found in _FOUND.items()}
+        Path(target).write_text(json.dumps(worst, indent=1, sort_keys=True))
