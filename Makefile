@@ -20,7 +20,7 @@ conformance: sync ## Run the conformance suite against IMPL (default: the refere
 	$(UV) run --frozen pytest steps --impl $(IMPL)
 
 .PHONY: test
-test: sync specs-validate features-check lint typecheck ## The project's own checks and tests, conformance runs included
+test: sync specs-validate features-check trace lint typecheck ## The project's own checks and tests, conformance runs included
 	$(UV) run --frozen pytest
 	$(MAKE) --no-print-directory conformance-oldest
 
@@ -31,6 +31,14 @@ features: sync ## Regenerate features/ from openspec/specs
 .PHONY: features-check
 features-check: sync ## Fail with a diff when features/ is stale
 	$(UV) run --frozen skill-conformance gherkin --specs openspec/specs --out features --check
+
+.PHONY: trace
+trace: sync ## Every requirement has a scenario and every step a definition (AGAINST=DIR: coverage of another tree)
+	$(UV) run --frozen skill-conformance trace $(if $(AGAINST),--against $(AGAINST))
+
+.PHONY: report
+report: sync ## HTML report of RESULTS (results files of --conformance-results) into build/report.html
+	$(UV) run --frozen skill-conformance report $(RESULTS) --out build/report.html
 
 .PHONY: specs-validate
 specs-validate: ## Validate openspec/ with the OpenSpec CLI (strict)

@@ -1,0 +1,102 @@
+"""Results files made from the suite's own specs, for the report tests."""
+
+from __future__ import annotations
+
+import struct
+import zlib
+from collections.abc import Callable
+from pathlib import Path
+
+from skill_conformance.catalogue import Entry, load_catalogue
+from skill_conformance.results import Header, Results, ScenarioResult, write_results
+from skill_conformance.spec_tree import spec_digest, specs_dir
+
+ENTRIES = load_catalogue(specs_dir()).entries()
+
+
+def header(adapter: str, version: str, digest: str | None = None) -> Header:
+    return Header("0.1.0", digest or spec_digest(), adapter, version, adapter)
+
+
+def result(entry: Entry, verdict: str, reason: str = "") -> ScenarioResult:
+    return ScenarioResult(
+        entry.capability,
+        entry.requirement.slug,
+        entry.requirement.title,
+        entry.id,
+        entry.name,
+        verdict,
+        reason,
+    )
+
+
+def results_file(
+    path: Path,
+    adapter: str,
+    version: str,
+    verdict: Callable[[int, Entry], tuple[str, str] | None],
+    *,
+    digest: str | None = None,
+    extra: tuple[ScenarioResult, ...] = (),
+) -> Path:
+    """Write a results file: ``verdict(index, entry)`` gives each scenario's verdict and reason."""
+    scenarios = []
+    for index, entry in enumerate(ENTRIES):
+        chosen = verdict(index, entry)
+        if chosen is not None:
+            scenarios.append(result(entry, *chosen))
+    status = int(any(s.verdict in ("failed", "errored", "unexpected-pass") for s in scenarios))
+    results = Results(header(adapter, version, digest), (*scenarios, *extra), "2026-12-02", status)
+    write_results(path, results)
+    return path
+
+
+def read_png(path: Path) -> tuple[int, int, list[bytes]]:
+    """Width, height and rows of RGB(A) pixels of an 8-bit, non-interlaced PNG."""
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+    offset, chunks, width, height, channels = 8, [], 0, 0, 0
+    while offset < len(data):
+        (length,) = struct.unpack(">I", data[offset : offset + 4])
+        kind = data[offset + 4 : offset + 8]
+        body = data[offset + 8 : offset + 8 + length]
+        offset += 12 + length
+        if kind == b"IHDR":
+            width, height, depth, colour, _, _, interlace = struct.unpack(">IIBBBBB", body)
+            assert (depth, interlace) == (8, 0), (depth, interlace)
+            assert colour in (2, 6), colour
+            channels = 3 if colour == 2 else 4
+        elif kind == b"IDAT":
+            chunks.append(body)
+    raw = zlib.decompress(b"".join(chunks))
+    stride = width * channels
+    rows: list[bytes] = []
+    previous = bytearray(stride)
+    for y in range(height):
+        start = y * (stride + 1)
+        kind, line = raw[start], bytearray(raw[start + 1 : start + 1 + stride])
+        for x in range(stride):
+            left = line[x - channels] if x >= channels else 0
+            up = previous[x]
+            corner = previous[x - channels] if x >= channels else 0
+            if kind == 1:
+                line[x] = (line[x] + left) & 0xFF
+            elif kind == 2:
+                line[x] = (line[x] + up) & 0xFF
+            elif kind == 3:
+                line[x] = (line[x] + (left + up) // 2) & 0xFF
+            elif kind == 4:
+                p = left + up - corner
+                pa, pb, pc = abs(p - left), abs(p - up), abs(p - corner)
+                guess = left if pa <= pb and pa <= pc else up if pb <= pc else corner
+                line[x] = (line[x] + guess) & 0xFF
+        rows.append(bytes(line) if channels == 3 else bytes(_rgb(line)))
+        previous = line
+    return width, height, rows
+
+
+def _rgb(line: bytearray) -> bytearray:
+    out = bytearray()
+    for x in range(0, len(line), 4):
+        out += line[x : x + 3]
+    return out
