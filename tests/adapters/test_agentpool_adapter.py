@@ -1,0 +1,191 @@
+"""The agentpool/wolfharness adapter's own logic, tested without the real codebase installed."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from skill_conformance.adapters import agentpool
+from skill_conformance.loading import AdapterLoadError, load_implementation
+from skill_conformance.port import Ability, ErrorKind, Scope, SkillListing
+
+
+def _finder(*importable: str) -> object:
+    def find_spec(name: str) -> object | None:
+        return object() if name in importable else None
+
+    return find_spec
+
+
+@pytest.mark.parametrize(
+    ("importable", "expected"),
+    [
+        (("wolfharness", "agentpool"), "wolfharness"),
+        (("agentpool",), "agentpool"),
+        (("wolfharness",), "wolfharness"),
+        ((), None),
+    ],
+)
+def test_detect_flavour_prefers_the_renamed_package(
+    importable: tuple[str, ...], expected: str | None
+) -> None:
+    assert agentpool.detect_flavour(_finder(*importable)) == expected  # type: ignore[arg-type]
+
+
+def test_detect_flavour_passes_over_a_package_whose_lookup_fails() -> None:
+    def find_spec(name: str) -> object | None:
+        if name == "wolfharness":
+            raise ValueError("wolfharness.__spec__ is None")
+        return object()
+
+    assert agentpool.detect_flavour(find_spec) == "agentpool"
+
+
+def test_the_real_code_is_not_importable_here() -> None:
+    """CI has no real codebase; the adapter's module imports without it."""
+    assert agentpool.detect_flavour() is None
+
+
+def test_loading_without_the_real_code_is_one_clear_line() -> None:
+    with pytest.raises(AdapterLoadError) as caught:
+        load_implementation("agentpool")
+    message = str(caught.value)
+    assert "\n" not in message
+    assert "neither wolfharness nor agentpool is importable" in message
+    assert sys.executable in message
+
+
+def test_version_label_names_the_commit_of_a_checkout() -> None:
+    assert agentpool.version_label("2.9.5", "b686ede72") == "2.9.5+gb686ede72"
+    assert agentpool.version_label("4.0.0", None) == "4.0.0"
+
+
+def _git(directory: Path, *args: str) -> str:
+    done = subprocess.run(
+        ["git", "-C", str(directory), *args], capture_output=True, text=True, check=True
+    )
+    return done.stdout.strip()
+
+
+def test_source_revision_reads_the_checkout_commit(tmp_path: Path) -> None:
+    package = tmp_path / "src" / "agentpool"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    _git(tmp_path, "init", "-q")
+    _git(tmp_path, "add", ".")
+    _git(tmp_path, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "c")
+    assert agentpool.source_revision(package) == _git(tmp_path, "rev-parse", "--short=9", "HEAD")
+
+
+def test_source_revision_outside_a_checkout_is_none(tmp_path: Path) -> None:
+    assert agentpool.source_revision(tmp_path) is None
+    assert agentpool.source_revision(None) is None
+    assert agentpool.source_revision(tmp_path / "missing") is None
+
+
+def _error_named(name: str, base: type[Exception] = Exception) -> Exception:
+    error: Exception = type(name, (base,), {})("boom")
+    return error
+
+
+@pytest.mark.parametrize(
+    ("name", "kind"),
+    [
+        ("SkillNotFoundError", ErrorKind.NOT_FOUND),
+        ("ReferenceNotFoundError", ErrorKind.NOT_FOUND),
+        ("SecurityError", ErrorKind.SECURITY),
+        ("ValidationError", ErrorKind.INVALID_CONFIG),
+        ("ConfigError", ErrorKind.INVALID_CONFIG),
+    ],
+)
+def test_real_errors_map_to_port_kinds_by_class_name(name: str, kind: ErrorKind) -> None:
+    assert agentpool.error_kind_for(_error_named(name)) is kind
+
+
+def test_a_subclass_maps_through_its_ancestry() -> None:
+    security = type("SecurityError", (Exception,), {})
+    traversal = type("TraversalError", (security,), {})
+    assert agentpool.error_kind_for(traversal("..")) is ErrorKind.SECURITY
+
+
+@pytest.mark.parametrize("error", [ValueError("x"), KeyError("k"), RuntimeError("r")])
+def test_other_errors_are_not_mapped(error: Exception) -> None:
+    """An unmapped error crosses the port as a crash of the implementation."""
+    assert agentpool.error_kind_for(error) is None
+
+
+@pytest.mark.parametrize("flavour", agentpool.FLAVOURS)
+def test_every_ability_is_reached_through_production_entry_points(flavour: str) -> None:
+    assert agentpool.unsupported_for(flavour) == {}
+
+
+def test_an_unknown_flavour_is_refused() -> None:
+    with pytest.raises(ValueError, match="unknown flavour 'agentpol'"):
+        agentpool.unsupported_for("agentpol")
+
+
+def test_load_and_list_skills_live_in_the_manager_only_since_the_rename() -> None:
+    assert agentpool.builtin_skill_tools_in_manager("wolfharness")
+    assert not agentpool.builtin_skill_tools_in_manager("agentpool")
+
+
+@pytest.mark.parametrize(
+    ("scope", "level", "keywords"),
+    [
+        (Scope.POOL, "POOL", {}),
+        (Scope.SESSION, "SESSION", {"session_id": "conformance-session"}),
+        (Scope.AGENT, "AGENT", {"session_id": "conformance-session", "agent_name": "test_agent"}),
+    ],
+)
+def test_scopes_are_built_by_keyword(scope: Scope, level: str, keywords: dict[str, str]) -> None:
+    assert agentpool.scope_keywords(scope) == (level, keywords)
+
+
+def test_parse_listing_reads_entries_and_their_uris() -> None:
+    text = "\n".join(
+        [
+            "## Available skills",
+            "- **alpha**: First skill",
+            "  - URI: `skill://alpha`",
+            "- **beta**:",
+            "Some trailing prose.",
+        ]
+    )
+    assert agentpool.parse_listing(text) == [
+        SkillListing("alpha", "First skill", "", "skill://alpha"),
+        SkillListing("beta", "", "", None),
+    ]
+
+
+def test_parse_listing_of_text_without_entries_is_empty() -> None:
+    assert agentpool.parse_listing("No skills available.") == []
+
+
+def test_child_module_returns_label_and_tool() -> None:
+    from skill_conformance.port import ToolsChild
+
+    namespace: dict[str, object] = {}
+    exec(agentpool._child_module_source(ToolsChild("child-0", ("ping", "pong"))), namespace)
+    assert [namespace["ping"](), namespace["pong"]()] == ["child-0:ping", "child-0:pong"]  # type: ignore[operator]
+
+
+def test_not_installed_message_is_one_line() -> None:
+    message = agentpool.not_installed_message("/venv/bin/python")
+    assert "\n" not in message
+    assert "/venv/bin/python" in message
+
+
+def test_abilities_are_all_known_to_the_adapter() -> None:
+    """A new ability in the port must be considered here: reachable, or unsupported with why."""
+    assert {a.value for a in Ability} == {
+        "mcp",
+        "lifecycle",
+        "pool-rebuild",
+        "child-session",
+        "standalone-agent",
+        "remote-skills",
+        "symlinks",
+    }
