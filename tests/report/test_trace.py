@@ -1,0 +1,90 @@
+"""``skill-conformance trace``: each of its checks can fail, and says where."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from skill_conformance.cli import main
+
+SPEC = """# {name}
+
+## Purpose
+Demo.
+
+## Requirements
+
+### Requirement: Greeting SHALL be polite
+The system SHALL greet.
+
+#### Scenario: {title}
+- **WHEN** the user says `hello`
+- **THEN** the reply is polite
+"""
+
+
+def _trace(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
+    status = main(["trace", *args])
+    return status, capsys.readouterr().out
+
+
+def test_the_suite_has_a_scenario_for_every_requirement(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out = _trace(capsys, "--no-steps")
+    assert status == 0
+    assert "every requirement has at least one scenario" in out
+
+
+def test_a_requirement_without_scenario_fails(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spec = tmp_path / "specs" / "demo" / "spec.md"
+    spec.parent.mkdir(parents=True)
+    spec.write_text(
+        SPEC.format(name="demo", title="Morning")
+        + "\n### Requirement: Bye SHALL be said\nThe system SHALL say bye.\n"
+    )
+    status, out = _trace(capsys, "--no-steps", "--specs", str(tmp_path / "specs"))
+    assert status == 1
+    assert "Bye SHALL be said" in out
+
+
+def test_an_undefined_step_fails(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "features").mkdir()
+    (tmp_path / "features" / "demo.feature").write_text(
+        "Feature: demo\n  Scenario: Greeting\n    When the user says hello\n"
+        "    Then the reply is polite\n"
+    )
+    (tmp_path / "test_demo.py").write_text(
+        "from pytest_bdd import scenarios, when\n\n"
+        "scenarios('features')\n\n\n"
+        "@when('the user says hello')\n"
+        "def _hello():\n    pass\n"
+    )
+    status, out = _trace(
+        capsys,
+        "--root",
+        str(tmp_path),
+        "--steps",
+        "test_demo.py",
+        "--features",
+        "features",
+    )
+    assert status == 1, out
+    assert 'Step Then "the reply is polite" is not defined in the scenario "Greeting"' in out
+    assert "undefined steps: 1, unbound: 0" in out
+
+
+def test_coverage_against_another_tree_by_title(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    specs = tmp_path / "other" / "specs"
+    for name, title in [("skill-tools", "load SKILL by `bare` name"), ("elsewhere", "Unrelated")]:
+        (specs / name).mkdir(parents=True)
+        (specs / name / "spec.md").write_text(SPEC.format(name=name, title=title))
+    status, out = _trace(capsys, "--no-steps", "--against", str(tmp_path / "other"))
+    assert status == 0
+    assert "covered by title: 1 of 2 scenarios of the other tree" in out
+    assert "  skill-tools: 1 of 1 covered" in out
+    assert "none covered in 1 capabilities: elsewhere (1)" in out
+    assert "this suite's scenarios the other tree lacks: 55" in out
