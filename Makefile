@@ -54,8 +54,10 @@ typecheck: sync ## mypy --strict over the suite, the steps and the reference
 	$(UV) run --frozen mypy src steps reference benchmarks conftest.py
 
 .PHONY: bench
-bench: sync ## Print the benchmark figures (wall time of the conformance run and its split)
+bench: sync ## Print the benchmark figures: conformance run and its split, tool-list scaling
 	$(UV) run --frozen python benchmarks/conformance_run.py --impl $(IMPL)
+	$(UV) run --frozen python benchmarks/tool_list_scaling.py --impl $(IMPL) \
+		$(foreach p,$(REAL_PYTHON),--real-python $(p))
 
 .PHONY: mutation
 mutation: sync ## mutmut over reference/ (killed by steps + tests/reference): kill rate, survivors
