@@ -17,7 +17,10 @@ from typing import Any, Protocol, cast
 
 from pydantic_ai.toolsets import AbstractToolset
 
-__all__ = ["McpResourceInfo", "McpServer", "http_server", "stdio_server"]
+__all__ = ["STARTUP_TIMEOUT", "McpResourceInfo", "McpServer", "http_server", "stdio_server"]
+
+STARTUP_TIMEOUT = 30.0
+"""Seconds a server may take to start and answer the handshake (pydantic-ai's default is 5)."""
 
 
 @dataclass(frozen=True)
@@ -111,7 +114,9 @@ def stdio_server(
     if legacy is not None:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DeprecationWarning)
-            toolset = legacy(command, list(args), env=environment, id=id)
+            toolset = legacy(
+                command, list(args), env=environment, id=id, timeout=STARTUP_TIMEOUT
+            )
     else:
         from fastmcp.client.transports import StdioTransport
         from pydantic_ai.mcp import MCPToolset
@@ -120,7 +125,7 @@ def stdio_server(
         transport = StdioTransport(
             command=command, args=list(args), env=environment, keep_alive=False
         )
-        toolset = MCPToolset(transport, id=id)
+        toolset = MCPToolset(transport, id=id, init_timeout=STARTUP_TIMEOUT)
     return McpServer(cast(AbstractToolset[Any], toolset), label)
 
 
@@ -130,11 +135,15 @@ def http_server(url: str, headers: Mapping[str, str], *, id: str, label: str) ->
     if legacy is not None:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DeprecationWarning)
-            toolset = legacy(url, headers=dict(headers) or None, id=id)
+            toolset = legacy(
+                url, headers=dict(headers) or None, id=id, timeout=STARTUP_TIMEOUT
+            )
     else:
         from pydantic_ai.mcp import MCPToolset
 
-        toolset = MCPToolset(url, headers=dict(headers) or None, id=id)
+        toolset = MCPToolset(
+            url, headers=dict(headers) or None, id=id, init_timeout=STARTUP_TIMEOUT
+        )
     return McpServer(cast(AbstractToolset[Any], toolset), label)
 
 

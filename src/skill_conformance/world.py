@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import sys
 import uuid
@@ -176,7 +177,8 @@ class World:
     def _tool_module(self, skill: str, records_import: bool) -> str:
         slug = skill.replace("-", "_")
         kind = "probe" if records_import else "tools"
-        existing = [m for m in self._module_names if m.startswith(f"sc_{kind}_{slug}_")]
+        pattern = re.compile(rf"sc_{kind}_{re.escape(slug)}_[0-9a-f]{{8}}")
+        existing = [m for m in self._module_names if pattern.fullmatch(m)]
         if existing:
             return existing[0]
         name = f"sc_{kind}_{slug}_{uuid.uuid4().hex[:8]}"

@@ -74,3 +74,11 @@ def test_server_log_orders_and_liveness(tmp_path: Path) -> None:
     assert servers.started() == ["a", "b"]
     assert servers.stopped() == ["b"]
     assert servers.running() == []  # a's pid does not exist
+
+
+def test_a_skill_whose_name_prefixes_another_gets_its_own_tool_module(tmp_path: Path) -> None:
+    world = World(tmp_path)
+    longer = world.add_python_tool("data-extra", "read")
+    shorter = world.add_python_tool("data", "read")
+    assert longer.partition(":")[0] != shorter.partition(":")[0]
+    assert world.add_python_tool("data", "write").partition(":")[0] == shorter.partition(":")[0]
