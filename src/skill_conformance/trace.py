@@ -33,6 +33,7 @@ __all__ = [
     "requirements_without_scenarios",
 ]
 
+_MAX_LISTED = 10
 _MISSING = 100
 """The exit status of ``pytest --generate-missing`` when something is undefined or unbound."""
 _UNDEFINED = re.compile(r"^Step .* is not defined in the scenario .*$")
@@ -146,7 +147,10 @@ def coverage_lines(coverage: Coverage, *, verbose: bool = False) -> list[str]:
         lines.append(f"  none covered in {len(untouched)} capabilities: " + ", ".join(untouched))
     if coverage.ours_only:
         lines.append(f"this suite's scenarios the other tree lacks: {len(coverage.ours_only)}")
-        lines += [f"    {e.capability}: {e.scenario.title}" for e in coverage.ours_only]
+        shown = coverage.ours_only if verbose else coverage.ours_only[:_MAX_LISTED]
+        lines += [f"    {e.capability}: {e.scenario.title}" for e in shown]
+        if len(shown) < len(coverage.ours_only):
+            lines.append(f"    ... and {len(coverage.ours_only) - len(shown)} more (--verbose)")
     lines += [f"  unreadable spec (skipped): {problem}" for problem in coverage.problems]
     return lines
 
