@@ -23,7 +23,13 @@ from skill_conformance.port import (
     SkillSystemError,
 )
 
-__all__ = ["BlockingSkillSystem", "ImplementationCrash", "ImplementationHang", "blocking"]
+__all__ = [
+    "BlockingSkillSystem",
+    "ImplementationBadResult",
+    "ImplementationCrash",
+    "ImplementationHang",
+    "blocking",
+]
 
 T = TypeVar("T")
 
@@ -47,6 +53,31 @@ class ImplementationHang(Exception):
         super().__init__(f"{operation}() did not finish within {timeout:g} s")
         self.operation = operation
         self.timeout = timeout
+
+
+class ImplementationBadResult(Exception):
+    """The implementation answered with a value of a type the port does not allow."""
+
+    def __init__(self, operation: str, value: object, expected: str) -> None:
+        shown = repr(value)
+        shown = shown if len(shown) <= 80 else shown[:77] + "..."
+        super().__init__(f"{operation}() returned {type(value).__name__} {shown}, not {expected}")
+        self.operation = operation
+        self.value = value
+
+
+def _expect(operation: str, value: T, ok: bool, expected: str) -> T:
+    if not ok:
+        raise ImplementationBadResult(operation, value, expected)
+    return value
+
+
+def _sequence_of(value: object, kind: type) -> bool:
+    return (
+        isinstance(value, Sequence)
+        and not isinstance(value, str | bytes)
+        and all(isinstance(item, kind) for item in value)
+    )
 
 
 class _Actor:
@@ -80,7 +111,9 @@ class _Actor:
                 future.set_exception(_Timeout() if deadline.expired() else error)
             except BaseException as error:
                 future.set_exception(error)
-                if isinstance(error, asyncio.CancelledError):
+                task = asyncio.current_task()
+                # Only a cancellation of this task ends it; one raised inside is a crash.
+                if isinstance(error, asyncio.CancelledError) and task and task.cancelling():
                     raise
             else:
                 future.set_result(result)
@@ -125,29 +158,42 @@ class BlockingSkillSystem:
             raise
         except (_Timeout, concurrent.futures.TimeoutError):
             raise ImplementationHang(operation, self._timeout) from None
-        except Exception as error:
+        except (Exception, KeyboardInterrupt, SystemExit, asyncio.CancelledError) as error:
+            # Raised inside the implementation and carried here by the future: a crash of the
+            # implementation, never an interruption of the run (a real Ctrl-C is not raised here).
             raise ImplementationCrash(operation, error) from error
 
     def start(self) -> None:  # noqa: D102
         self._run("start", self._system.start())
 
     def tool_names(self) -> Sequence[str]:  # noqa: D102
-        return self._run("tool_names", self._system.tool_names())
+        names = self._run("tool_names", self._system.tool_names())
+        return _expect("tool_names", names, _sequence_of(names, str), "a sequence of str")
 
     def run_tool(self, name: str, arguments: Mapping[str, object]) -> RunRecord:  # noqa: D102
-        return self._run("run_tool", self._system.run_tool(name, arguments))
+        record = self._run("run_tool", self._system.run_tool(name, arguments))
+        ok = isinstance(record, RunRecord) and _sequence_of(record.offered, str)
+        return _expect("run_tool", record, ok, "a RunRecord")
 
     def load_skill(self, skill: str, arguments: str | None = None) -> str:  # noqa: D102
-        return self._run("load_skill", self._system.load_skill(skill, arguments))
+        text = self._run("load_skill", self._system.load_skill(skill, arguments))
+        return _expect("load_skill", text, isinstance(text, str), "a str")
 
     def list_skills(self) -> Sequence[SkillListing]:  # noqa: D102
-        return self._run("list_skills", self._system.list_skills())
+        listing = self._run("list_skills", self._system.list_skills())
+        ok = _sequence_of(listing, SkillListing)
+        return _expect("list_skills", listing, ok, "a sequence of SkillListing")
 
     def resolve_uri(self, uri: str) -> ResolvedSkill:  # noqa: D102
-        return self._run("resolve_uri", self._system.resolve_uri(uri))
+        resolved = self._run("resolve_uri", self._system.resolve_uri(uri))
+        return _expect(
+            "resolve_uri", resolved, isinstance(resolved, ResolvedSkill), "a ResolvedSkill"
+        )
 
     def registry_skill_names(self, scope: Scope) -> Sequence[str]:  # noqa: D102
-        return self._run("registry_skill_names", self._system.registry_skill_names(scope))
+        names = self._run("registry_skill_names", self._system.registry_skill_names(scope))
+        ok = _sequence_of(names, str)
+        return _expect("registry_skill_names", names, ok, "a sequence of str")
 
     def rebuild(self) -> None:  # noqa: D102
         self._run("rebuild", self._system.rebuild())
@@ -159,16 +205,19 @@ class BlockingSkillSystem:
         self._run("exit", self._system.exit())
 
     def agent_tool_names(self, path: AgentPath) -> Sequence[str]:  # noqa: D102
-        return self._run("agent_tool_names", self._system.agent_tool_names(path))
+        names = self._run("agent_tool_names", self._system.agent_tool_names(path))
+        return _expect("agent_tool_names", names, _sequence_of(names, str), "a sequence of str")
 
     def agent_load_skill(self, path: AgentPath, skill: str) -> str:  # noqa: D102
-        return self._run("agent_load_skill", self._system.agent_load_skill(path, skill))
+        text = self._run("agent_load_skill", self._system.agent_load_skill(path, skill))
+        return _expect("agent_load_skill", text, isinstance(text, str), "a str")
 
     def problems(self) -> Sequence[str]:  # noqa: D102
         try:
-            return list(self._system.problems())
+            problems = self._system.problems()
         except Exception as error:
             raise ImplementationCrash("problems", error) from error
+        return list(_expect("problems", problems, _sequence_of(problems, str), "a sequence of str"))
 
     def close(self) -> None:
         """Close the system (bounded), then stop its loop, even if closing failed."""

@@ -25,6 +25,8 @@ class SuiteRun:
     """Scenario id -> verdict, as the suite's plugin classified it."""
     output: str
     seconds: float
+    scratch: str
+    """The run's private temporary directory: every MCP server it started has it in its argv."""
 
     def bad(self) -> set[str]:
         """Ids of the scenarios that failed or errored."""
@@ -33,6 +35,21 @@ class SuiteRun:
     def internal_errors(self) -> list[str]:
         """Lines showing that pytest itself (not a scenario) broke."""
         return [line for line in self.output.splitlines() if "INTERNALERROR" in line]
+
+
+def processes_mentioning(marker: str) -> list[int]:
+    """Pids of live processes whose command line contains ``marker``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if marker in cmdline:
+            found.append(int(entry.name))
+    return found
 
 
 def run_suite(
@@ -80,4 +97,5 @@ def run_suite(
         verdicts=verdicts,
         output=completed.stdout + completed.stderr,
         seconds=seconds,
+        scratch=scratch,
     )

@@ -1,0 +1,196 @@
+"""Implementations that misbehave on purpose; the suite must still finish and report on each.
+
+Each is the reference adapter with one kind of misbehaviour: it raises, returns the wrong types,
+hangs, starts MCP servers that crash or never answer, or leaves its servers running.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from pydantic_ai.capabilities import AbstractCapability
+
+from reference.manager import SkillManagerCap
+from reference.skill import Skill
+from skill_conformance.adapters.reference import ReferenceImplementation, ReferenceSystem
+from skill_conformance.port import AsyncSkillSystem, McpChild, Setup
+from tests.mutants.base import MutantImplementation, MutantPool, MutantSystem
+
+_QUESTIONS = (
+    "tool_names",
+    "run_tool",
+    "load_skill",
+    "list_skills",
+    "resolve_uri",
+    "registry_skill_names",
+    "rebuild",
+    "enter",
+    "agent_tool_names",
+    "agent_load_skill",
+)
+
+
+def _implementation(name: str, system: type[ReferenceSystem]) -> type[ReferenceImplementation]:
+    def open_(self: ReferenceImplementation, setup: Setup) -> AsyncSkillSystem:
+        return system(setup)
+
+    def init(self: ReferenceImplementation) -> None:
+        ReferenceImplementation.__init__(self)
+        self.name = f"misbehaving:{name}"
+
+    return type(name, (ReferenceImplementation,), {"__init__": init, "open": open_})
+
+
+# -- raises ----------------------------------------------------------------------------------
+
+
+class _Raising(ReferenceSystem):
+    """Every question raises an exception that is not a port error."""
+
+
+async def _boom(self: ReferenceSystem, *args: object) -> Any:
+    raise RuntimeError("misbehaving: unexpected exception")
+
+
+for _name in _QUESTIONS:
+    setattr(_Raising, _name, _boom)
+
+Raising = _implementation("Raising", _Raising)
+
+
+class _RaisingBaseExceptions(ReferenceSystem):
+    """Questions raise ``KeyboardInterrupt``, ``SystemExit`` or ``CancelledError`` from inside."""
+
+    async def tool_names(self) -> Sequence[str]:
+        raise KeyboardInterrupt
+
+    async def load_skill(self, skill: str, arguments: str | None = None) -> str:
+        raise SystemExit(3)
+
+    async def list_skills(self) -> Any:
+        raise asyncio.CancelledError
+
+
+RaisingBaseExceptions = _implementation("RaisingBaseExceptions", _RaisingBaseExceptions)
+
+
+# -- wrong types -----------------------------------------------------------------------------
+
+
+class _WrongTypes(ReferenceSystem):
+    """Answers with values of the wrong type."""
+
+    async def tool_names(self) -> Any:
+        return 42
+
+    async def run_tool(self, name: str, arguments: Any) -> Any:
+        return "not a run record"
+
+    async def load_skill(self, skill: str, arguments: str | None = None) -> Any:
+        return None
+
+    async def list_skills(self) -> Any:
+        return [{"name": "a dict, not a listing"}]
+
+    async def registry_skill_names(self, scope: Any) -> Any:
+        return None
+
+    async def agent_tool_names(self, path: Any) -> Any:
+        return [1, 2]
+
+
+WrongTypes = _implementation("WrongTypes", _WrongTypes)
+
+
+# -- hangs -----------------------------------------------------------------------------------
+
+
+class _Hanging(ReferenceSystem):
+    """Every question waits forever."""
+
+
+async def _forever(self: ReferenceSystem, *args: object) -> Any:
+    await asyncio.sleep(3600)
+
+
+for _name in _QUESTIONS:
+    setattr(_Hanging, _name, _forever)
+
+Hanging = _implementation("Hanging", _Hanging)
+
+
+# -- MCP servers that crash, hang, or are left behind ----------------------------------------
+
+
+def _mode_manager(mode: str) -> type[SkillManagerCap]:
+    class ModeManager(SkillManagerCap):
+        def __init__(
+            self,
+            skills: Iterable[Skill],
+            children: Sequence[AbstractCapability[Any]] = (),
+            *,
+            name: str = "skills",
+        ) -> None:
+            skills = [
+                dataclasses.replace(
+                    skill,
+                    mcp_servers=tuple(
+                        dataclasses.replace(spec, args=(*spec.args, "--mode", mode))
+                        for spec in skill.mcp_servers
+                    ),
+                )
+                for skill in skills
+            ]
+            super().__init__(skills, children, name=name)
+
+    return ModeManager
+
+
+def _mcp_mode(name: str, mode: str) -> type[MutantImplementation]:
+    pool = type(f"{name}Pool", (MutantPool,), {"manager_class": _mode_manager(mode)})
+
+    class System(MutantSystem):
+        pool_class = pool
+
+        def __init__(self, setup: Setup) -> None:
+            children = tuple(
+                dataclasses.replace(
+                    child,
+                    server=dataclasses.replace(
+                        child.server, args=(*child.server.args, "--mode", mode)
+                    ),
+                )
+                if isinstance(child, McpChild)
+                else child
+                for child in setup.children
+            )
+            super().__init__(dataclasses.replace(setup, children=children))
+
+    implementation = type(name, (MutantImplementation,), {"system_class": System})
+    return implementation
+
+
+McpCrashes = _mcp_mode("McpCrashes", "crash")
+McpHangs = _mcp_mode("McpHangs", "hang")
+
+
+class _LeavesServersRunning(MutantSystem):
+    """Enters the skill manager at start and never exits it: its MCP servers are left running."""
+
+    async def start(self) -> None:
+        await super().start()
+        await self.pool.manager.__aenter__()
+
+    async def exit(self) -> None:
+        return None
+
+    async def close(self) -> None:
+        return None
+
+
+LeavesServersRunning = type(
+    "LeavesServersRunning", (MutantImplementation,), {"system_class": _LeavesServersRunning}
+)

@@ -1,0 +1,190 @@
+"""The suite survives implementations that misbehave: it finishes, reports, and leaves nothing.
+
+Each misbehaving adapter (``tests/misbehaving/adapters.py``) runs through a few scenarios (MCP and
+plain ones) in a subprocess. The run must end as a test failure (exit status 1), with a verdict for
+every selected scenario, the results section printed, no internal error, and no process left
+that the run started.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+
+import pytest
+
+from tests.mutants.suite_run import ROOT, SuiteRun, processes_mentioning, run_suite
+
+SCENARIOS = {
+    "skillmanagercap-shall-extend-combinedtoolsetcapability.skillmanagercap-inherits-tool-merging",
+    "skillmanagercap-shall-extend-combinedtoolsetcapability."
+    "skillmanagercap-inherits-lifecycle-management",
+    "load-skill-tool-shall-resolve-skills-by-bare-name-or-uri.load-skill-by-bare-name",
+    "list-skills-shall-return-all-visible-skills.list-skills-from-multiple-sources",
+    "load-skill-shall-support-argument-substitution.positional-argument-substitution",
+    "skillmanagercap-shall-be-registered-with-extensionregistry-at-pool-scope."
+    "skillmanagercap-registered-at-pool-scope",
+}
+MCP_SCENARIOS = {s for s in SCENARIOS if "inherits" in s or "multiple-sources" in s}
+SELECT = (
+    "inherits_tool_merging or inherits_lifecycle or load_skill_by_bare_name"
+    " or list_skills_from_multiple or positional_argument or registered_at_pool_scope"
+)
+
+# adapter -> the verdict every selected scenario must get (None: only "not passed" for some)
+EXPECTED: dict[str, str | None] = {
+    "Raising": "errored",
+    "RaisingBaseExceptions": None,
+    "WrongTypes": None,
+    "Hanging": "errored",
+    "McpCrashes": None,
+    "McpHangs": None,
+    "LeavesServersRunning": None,
+}
+
+
+@pytest.fixture(scope="module")
+def runs() -> Iterator[dict[str, Future[SuiteRun]]]:
+    with ThreadPoolExecutor(max_workers=4) as executor:
+        futures = {
+            name: executor.submit(
+                run_suite, f"tests.misbehaving.adapters:{name}", "-k", SELECT, scenario_timeout=3
+            )
+            for name in EXPECTED
+        }
+        yield futures
+
+
+def _finished_and_reported(run: SuiteRun) -> None:
+    tail = run.output[-4000:]
+    assert not run.internal_errors(), tail
+    assert run.returncode == 1, f"exit status {run.returncode}:\n{tail}"
+    assert set(run.verdicts) == SCENARIOS, f"verdicts: {run.verdicts}\n{tail}"
+    assert "skill-conformance: " in run.output, tail
+    assert "total: " in run.output, tail
+    assert processes_mentioning(run.scratch) == [], f"processes left behind by {run.impl}"
+
+
+@pytest.mark.parametrize("adapter", sorted(EXPECTED))
+def test_the_suite_finishes_and_reports(adapter: str, runs: dict[str, Future[SuiteRun]]) -> None:
+    run = runs[adapter].result()
+    _finished_and_reported(run)
+    expected = EXPECTED[adapter]
+    if expected is not None:
+        assert set(run.verdicts.values()) == {expected}, run.verdicts
+
+
+@pytest.mark.parametrize(
+    "adapter",
+    [
+        pytest.param(
+            name,
+            marks=pytest.mark.xfail(
+                strict=False,
+                reason="known: after the results, pytest prints an exception group raised at "
+                "session end when the implementation never closes its MCP clients",
+            ),
+        )
+        if name == "LeavesServersRunning"
+        else name
+        for name in sorted(EXPECTED)
+    ],
+)
+def test_no_traceback_follows_the_results(adapter: str, runs: dict[str, Future[SuiteRun]]) -> None:
+    run = runs[adapter].result()
+    assert "Traceback (most recent call last)" not in run.output.split("skill-conformance: ")[-1]
+
+
+def test_exceptions_that_are_not_port_errors_are_errored_with_their_reason(
+    runs: dict[str, Future[SuiteRun]],
+) -> None:
+    run = runs["Raising"].result()
+    assert "crashed: RuntimeError: misbehaving: unexpected exception" in run.output
+
+
+def test_keyboard_interrupt_systemexit_and_cancellation_from_inside_are_crashes(
+    runs: dict[str, Future[SuiteRun]],
+) -> None:
+    run = runs["RaisingBaseExceptions"].result()
+    verdicts = run.verdicts
+    assert verdicts[_id("inherits-tool-merging")] == "errored"  # KeyboardInterrupt
+    assert verdicts[_id("load-skill-by-bare-name")] == "errored"  # SystemExit
+    assert verdicts[_id("list-skills-from-multiple-sources")] == "errored"  # CancelledError
+    assert verdicts[_id("positional-argument-substitution")] == "errored"  # SystemExit
+    assert verdicts[_id("skillmanagercap-registered-at-pool-scope")] == "passed"
+    assert "tool_names() crashed: KeyboardInterrupt" in run.output
+
+
+def test_answers_of_the_wrong_type_are_errored_naming_the_type(
+    runs: dict[str, Future[SuiteRun]],
+) -> None:
+    run = runs["WrongTypes"].result()
+    assert {v for s, v in run.verdicts.items() if s != _id("inherits-lifecycle-management")} == {
+        "errored"
+    }, run.verdicts
+    assert "tool_names() returned int 42, not a sequence of str" in run.output
+    assert "load_skill() returned NoneType None, not a str" in run.output
+
+
+def test_a_hang_is_errored_at_the_scenario_timeout(runs: dict[str, Future[SuiteRun]]) -> None:
+    run = runs["Hanging"].result()
+    assert "did not finish within 3 s" in run.output
+
+
+@pytest.mark.parametrize("adapter", ["McpCrashes", "McpHangs"])
+def test_mcp_servers_that_crash_or_never_answer_error_their_scenarios_only(
+    adapter: str, runs: dict[str, Future[SuiteRun]]
+) -> None:
+    run = runs[adapter].result()
+    for scenario, verdict in run.verdicts.items():
+        if scenario in MCP_SCENARIOS:
+            assert verdict == "errored", (scenario, verdict, run.output[-3000:])
+        else:
+            assert verdict == "passed", (scenario, verdict, run.output[-3000:])
+
+
+def test_servers_left_running_after_close_are_killed_and_errored(
+    runs: dict[str, Future[SuiteRun]],
+) -> None:
+    run = runs["LeavesServersRunning"].result()
+    for scenario in MCP_SCENARIOS:
+        assert run.verdicts[scenario] == "errored", run.verdicts
+    assert "left MCP server processes running after close" in run.output
+
+
+def _id(scenario: str) -> str:
+    return next(s for s in SCENARIOS if s.endswith(scenario))
+
+
+@pytest.mark.parametrize(
+    ("module", "source", "message"),
+    [
+        ("sc_broken_import", "import no_such_module_sc\n", "ModuleNotFoundError"),
+        ("sc_syntax_error", "def broken(:\n", "SyntaxError"),
+        ("sc_raises_on_import", "raise RuntimeError('adapter broke')\n", "RuntimeError"),
+    ],
+)
+def test_an_adapter_that_fails_to_import_gives_one_line(
+    tmp_path: object, module: str, source: str, message: str
+) -> None:
+    from pathlib import Path
+
+    directory = Path(str(tmp_path))
+    (directory / f"{module}.py").write_text(source)
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "steps", "-p", "no:cacheprovider", f"--impl={module}:X"],
+        cwd=ROOT,
+        env={**__import__("os").environ, "PYTHONPATH": str(directory)},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    output = done.stdout + done.stderr
+    assert done.returncode == 4, output[-3000:]
+    assert f"--impl '{module}:X': cannot import {module}: {message}" in output
+    assert "Traceback" not in output
+    lines = [line for line in output.splitlines() if module in line]
+    assert len(lines) == 1, output[-3000:]
