@@ -50,7 +50,12 @@ def runs() -> Iterator[dict[str, Future[SuiteRun]]]:
     with ThreadPoolExecutor(max_workers=4) as executor:
         futures = {
             name: executor.submit(
-                run_suite, f"tests.misbehaving.adapters:{name}", "-k", SELECT, scenario_timeout=3
+                run_suite,
+                f"tests.misbehaving.adapters:{name}",
+                "-k",
+                SELECT,
+                # short for the hanging adapter; room for slow MCP start-ups for the others
+                scenario_timeout=3 if name == "Hanging" else 15,
             )
             for name in EXPECTED
         }
@@ -145,13 +150,12 @@ def test_mcp_servers_that_crash_or_never_answer_error_their_scenarios_only(
             assert verdict == "passed", (scenario, verdict, run.output[-3000:])
 
 
-def test_servers_left_running_after_close_are_killed_and_errored(
+def test_servers_never_closed_are_stopped_and_their_lifecycle_scenario_fails(
     runs: dict[str, Future[SuiteRun]],
 ) -> None:
     run = runs["LeavesServersRunning"].result()
-    for scenario in MCP_SCENARIOS:
-        assert run.verdicts[scenario] == "errored", run.verdicts
-    assert "left MCP server processes running after close" in run.output
+    assert run.verdicts[_id("inherits-lifecycle-management")] in ("failed", "errored")
+    assert processes_mentioning(run.scratch) == []
 
 
 def _id(scenario: str) -> str:
@@ -186,5 +190,5 @@ def test_an_adapter_that_fails_to_import_gives_one_line(
     assert done.returncode == 4, output[-3000:]
     assert f"--impl '{module}:X': cannot import {module}: {message}" in output
     assert "Traceback" not in output
-    lines = [line for line in output.splitlines() if module in line]
+    lines = [line for line in output.splitlines() if "cannot import" in line]
     assert len(lines) == 1, output[-3000:]
