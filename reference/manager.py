@@ -160,16 +160,20 @@ class SkillManagerCap(IdentityCapability):
         ``_``, so no skill's prefix is a prefix of another's.
         """
         allowed = {
-            prefix: skill.allowed_tools
+            skill.name: frozenset(skill.allowed_tools)
             for skill in self._skills.values()
             if skill.allowed_tools is not None
-            for prefix in (python_tool_prefix(skill.name), mcp_tool_prefix(skill.name))
         }
         if not allowed:
             return None
 
         def keep(ctx: RunContext[Any], tool_def: ToolDefinition) -> bool:
-            for prefix, names in allowed.items():
+            # The skill a name may belong to is what comes before its first "__": one lookup.
+            skill = tool_def.name.partition("__")[0]
+            names = allowed.get(skill)
+            if names is None:
+                return True
+            for prefix in (python_tool_prefix(skill), mcp_tool_prefix(skill)):
                 if tool_def.name.startswith(prefix):
                     return tool_def.name[len(prefix) :] in names
             return True
