@@ -114,9 +114,7 @@ def stdio_server(
     if legacy is not None:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DeprecationWarning)
-            toolset = legacy(
-                command, list(args), env=environment, id=id, timeout=STARTUP_TIMEOUT
-            )
+            toolset = legacy(command, list(args), env=environment, id=id, timeout=STARTUP_TIMEOUT)
     else:
         from fastmcp.client.transports import StdioTransport
         from pydantic_ai.mcp import MCPToolset
@@ -135,9 +133,7 @@ def http_server(url: str, headers: Mapping[str, str], *, id: str, label: str) ->
     if legacy is not None:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DeprecationWarning)
-            toolset = legacy(
-                url, headers=dict(headers) or None, id=id, timeout=STARTUP_TIMEOUT
-            )
+            toolset = legacy(url, headers=dict(headers) or None, id=id, timeout=STARTUP_TIMEOUT)
     else:
         from pydantic_ai.mcp import MCPToolset
 
