@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
+from skill_conformance.atomic import write_atomic
 from skill_conformance.baseline import write_baseline
 from skill_conformance.catalogue import load_catalogue, specs_of
 from skill_conformance.expectations import ExpectationsError
@@ -42,10 +41,7 @@ def _report(args: argparse.Namespace) -> int:
     except (ResultsError, UsageError) as error:
         return _error(str(error))
     out.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp")
-    with os.fdopen(handle, "w", encoding="utf-8") as stream:
-        stream.write(text)
-    Path(temporary).replace(out)
+    write_atomic(out, text.encode("utf-8"))
     print(f"wrote {out} ({len(args.results)} results file(s))")
     return OK
 

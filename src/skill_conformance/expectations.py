@@ -17,13 +17,13 @@ the run and the file cannot go stale. Files live at ``expectations/<implementati
 
 from __future__ import annotations
 
-import os
 import re
-import tempfile
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from skill_conformance.atomic import write_atomic
 
 __all__ = [
     "Expectations",
@@ -121,11 +121,4 @@ def _quote(text: str) -> str:
 def write_expectations(path: Path, expectations: Expectations) -> None:
     """Write ``expectations`` to ``path`` atomically (a reader sees the old file or the new)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(dump_expectations(expectations))
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    write_atomic(path, dump_expectations(expectations).encode("utf-8"))

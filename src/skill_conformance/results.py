@@ -24,11 +24,11 @@ and the declared reason of an expected failure or a not-applicable scenario.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
+
+from skill_conformance.atomic import write_atomic
 
 __all__ = [
     "BAD",
@@ -149,15 +149,8 @@ class Results:
 def write_results(path: Path, results: Results) -> None:
     """Write ``results`` to ``path`` atomically."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            json.dump(results.to_json(), stream, indent=1, ensure_ascii=False)
-            stream.write("\n")
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    text = json.dumps(results.to_json(), indent=1, ensure_ascii=False) + "\n"
+    write_atomic(path, text.encode("utf-8"))
 
 
 def load_results(path: Path) -> Results:

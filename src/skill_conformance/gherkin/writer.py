@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import difflib
-import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from skill_conformance.atomic import write_atomic
 from skill_conformance.gherkin.errors import SpecError
 from skill_conformance.gherkin.render import HEADER_PREFIX
 
@@ -113,25 +112,3 @@ def apply(out_dir: Path, changes: list[Change]) -> None:
                 write_atomic(change.path, change.new.encode("utf-8"))
         except OSError as exc:
             raise SpecError(change.display, 1, f"cannot write: {exc.strerror or exc}") from exc
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` via a temp file in the same folder and :func:`os.replace`."""
-    mode = path.stat().st_mode & 0o777 if path.exists() else _default_mode()
-    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(temp, mode)
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
-
-
-def _default_mode() -> int:
-    umask = os.umask(0o022)
-    os.umask(umask)
-    return 0o666 & ~umask
