@@ -61,7 +61,8 @@ Feature: skill-tool-registration
     For every server in a skill's `mcp-servers` frontmatter, the tools that server lists SHALL be offered
     to the agent as `{skill}__mcp__{tool}`, and calling such a tool SHALL call the tool of that server. Each
     server SHALL run while the skill manager is entered and SHALL stop when it is exited, servers stopping
-    in the reverse of the order they started. A server entry without a `command` or `url` SHALL be reported,
+    in the reverse of the order they started. A stdio server SHALL be started with the `args` and the `env`
+    its entry declares. A server entry without a `command` or `url` SHALL be reported,
     naming the skill and the server, and SHALL NOT stop the other skills' tools from being offered.
 
     @id:skill-mcp-servers-shall-be-registered-as-prefixed-agent-tools.skill-with-mcp-server-registered @needs:mcp
@@ -70,6 +71,12 @@ Feature: skill-tool-registration
       When the agent calls `my-skill__mcp__echo` with `{"text": "hi"}`
       Then the agent sees exactly the tools `my-skill__mcp__echo` and `my-skill__mcp__add`
       And the call returns the text `server1:echo:hi`
+
+    @id:skill-mcp-servers-shall-be-registered-as-prefixed-agent-tools.a-stdio-mcp-server-gets-the-environment-its-entry-declares @added-by:skill-conformance @needs:mcp
+    Scenario: A stdio MCP server gets the environment its entry declares
+      Given a skill `envy` declaring the MCP server `server1` with the tool `getenv` and the environment variable `SC_GREETING` set to `hello`
+      When the agent calls `envy__mcp__getenv` with `{"text": "SC_GREETING"}`
+      Then the call returns the text `server1:getenv:hello`
 
     @id:skill-mcp-servers-shall-be-registered-as-prefixed-agent-tools.mcp-server-lifecycle-managed-by-skillmanagercap @needs:lifecycle @needs:mcp
     Scenario: MCP server lifecycle managed by SkillManagerCap
@@ -152,3 +159,11 @@ Feature: skill-tool-registration
       When an agent run calls `my-skill__tool__count` with `{}`
       Then the model was offered the tool `my-skill__tool__count` in that run
       And the tool returned `my-skill:count` in that run
+
+    @id:skill-tool-registration-shall-survive-for-run-copy.an-agent-run-on-an-entered-manager-starts-no-mcp-server-again @added-by:skill-conformance @needs:lifecycle @needs:mcp
+    Scenario: An agent run on an entered manager starts no MCP server again
+      Given a skill `my-skill` declaring the MCP server `server1` with the tool `echo`
+      When the skill manager is entered
+      And an agent run calls `my-skill__mcp__echo` with `{"text": "hi"}`
+      Then the tool returned `server1:echo:hi` in that run
+      And the MCP server `server1` has been started once

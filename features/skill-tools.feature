@@ -12,7 +12,9 @@ Feature: skill-tools
     `load_skill` SHALL accept either a bare skill name or a flat `skill://{name}` URI and SHALL return the
     skill's instructions as text. For a bare name it SHALL look in every visible skill source. The text
     SHALL also name the skill's Python tools and its MCP servers. A name that no visible source has SHALL
-    fail with a not-found error whose message names the missing skill.
+    fail with a not-found error whose message names the missing skill. A bare name that is not a plain
+    name (one holding a `/` or a `\`, or made of dots only) SHALL fail with a security error, and no file
+    SHALL be read for it.
 
     @id:load-skill-tool-shall-resolve-skills-by-bare-name-or-uri.load-skill-by-bare-name
     Scenario: Load skill by bare name
@@ -35,6 +37,14 @@ Feature: skill-tools
       Given a skill `ponytail`
       When `load_skill` is called with `nonexistent`
       Then the call fails with a not-found error naming `nonexistent`
+
+    @id:load-skill-tool-shall-resolve-skills-by-bare-name-or-uri.a-bare-name-holding-a-backslash-is-refused @added-by:skill-conformance
+    Scenario: A bare name holding a backslash is refused
+      Given a skill `my-skill`
+      And a file `secret.md` containing `TOPSECRET` next to the skills directory
+      When `load_skill` is called with `..\secret.md`
+      Then the call fails with a security error
+      And no result or error contains `TOPSECRET`
 
   @requirement:load-skill-shall-dispatch-via-skillresource-protocol-for-mcp-providers @delta:baseline @upstream-delta:added
   Rule: load_skill SHALL dispatch via SkillResource protocol for MCP providers
@@ -112,7 +122,8 @@ Feature: skill-tools
     reference SHALL also be readable as `skill://{name}/{path}`. Any reference path that would lead outside
     the skill's directory, whether by `..` segments, by their percent-encoded forms, by an absolute path or
     by a symbolic link, SHALL fail with a security error, and no byte of a file outside the skill's
-    directory SHALL reach the caller.
+    directory SHALL reach the caller. A reference path that names no file of the skill SHALL fail with a
+    not-found error naming that path.
 
     @id:load-skill-shall-load-reference-files.load-skill-with-references
     Scenario: Load skill with references
@@ -136,6 +147,13 @@ Feature: skill-tools
       And the skill `my-skill` has the reference file `references/guide.md` containing `GUIDE-CONTENT`
       When `load_skill` is called with `skill://my-skill/references/guide.md`
       Then the text contains `GUIDE-CONTENT`
+
+    @id:load-skill-shall-load-reference-files.a-reference-that-does-not-exist-is-not-found @added-by:skill-conformance
+    Scenario: A reference that does not exist is not found
+      Given a skill `my-skill`
+      And the skill `my-skill` has the reference file `references/guide.md` containing `GUIDE-CONTENT`
+      When `load_skill` is called with `skill://my-skill/references/missing.md`
+      Then the call fails with a not-found error naming `references/missing.md`
 
     @id:load-skill-shall-load-reference-files.percent-encoded-traversal-is-blocked @added-by:skill-conformance
     Scenario: Percent-encoded traversal is blocked

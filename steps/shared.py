@@ -61,6 +61,18 @@ def given_mcp_server(
     conformance.world.add_mcp_server(skill, server, tools or [tool])
 
 
+@given(
+    step(
+        "a skill `{skill:v}` declaring the MCP server `{server:v}` with the tool `{tool:v}`"
+        " and the environment variable `{name:v}` set to `{value:v}`"
+    )
+)
+def given_mcp_server_with_env(
+    conformance: ScenarioContext, skill: str, server: str, tool: str, name: str, value: str
+) -> None:
+    conformance.world.add_mcp_server(skill, server, [tool], env={name: value})
+
+
 @given(step("a skill `{skill:v}` declaring the MCP server `{server:v}` without a command"))
 def given_mcp_server_without_command(conformance: ScenarioContext, skill: str, server: str) -> None:
     conformance.world.add_mcp_server(skill, server, [], with_command=False)

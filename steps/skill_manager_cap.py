@@ -50,6 +50,14 @@ def then_running(
     assert not missing, f"MCP servers not running: {missing}; running: {running}"
 
 
+@then(step("the MCP server `{server:v}` has been started once"))
+def then_started_once(conformance: ScenarioContext, server: str) -> None:
+    started = conformance.servers.started()
+    assert started.count(server) == 1, (
+        f"MCP server {server!r} was started {started.count(server)} times; starts: {started}"
+    )
+
+
 @then("no MCP server is running")
 def then_none_running(conformance: ScenarioContext) -> None:
     running = conformance.wait_until_no_server_runs()

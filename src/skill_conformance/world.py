@@ -111,13 +111,24 @@ class World:
         return self.scratch / f"imported-{skill}"
 
     def add_mcp_server(
-        self, skill: str, server: str, tools: list[str], *, with_command: bool = True
+        self,
+        skill: str,
+        server: str,
+        tools: list[str],
+        *,
+        with_command: bool = True,
+        env: dict[str, str] | None = None,
     ) -> None:
-        """Declare on ``skill`` the test MCP server ``server`` offering ``tools``."""
+        """Declare on ``skill`` the test MCP server ``server`` offering ``tools``.
+
+        ``env`` becomes the entry's ``env``: variables the server process must be given.
+        """
         entry: dict[str, Any] = {}
         if with_command:
             command = self.server_command(server, tools=tools)
             entry = {"command": command.command, "args": list(command.args)}
+        if env:
+            entry["env"] = dict(env)
         self.skill(skill).mcp_servers[server] = entry
 
     def server_command(

@@ -221,9 +221,7 @@ MUTANTS = (
     Mutant(
         _M + "ForRunRestartsServersMutant",
         STR_FOR_RUN,
-        (),
-        survives="no scenario counts MCP server starts across an agent run of an entered "
-        "manager; the spec's 'shared with that copy rather than started again' is unchecked",
+        _ids(STR_FOR_RUN, "an-agent-run-on-an-entered-manager-starts-no-mcp-server-again"),
     ),
     # -- skill-tools
     Mutant(

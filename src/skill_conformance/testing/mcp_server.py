@@ -7,8 +7,10 @@ processes::
     python -m skill_conformance.testing.mcp_server --label server1 --tool echo --log mcp.log
 
 Every tool takes an optional ``text`` and returns ``"{label}:{tool}:{text}"`` (``"{label}:{tool}"``
-without text). Each ``--skill NAME`` is a resource named ``NAME`` with the description
-``"Remote skill NAME."`` and the content ``"Instructions of NAME."``.
+without text), except a tool named ``getenv``: it returns ``"{label}:getenv:{value}"``, the value of
+the environment variable named by ``text`` (empty when unset). Each ``--skill NAME`` is a resource
+named ``NAME`` with the description ``"Remote skill NAME."`` and the content
+``"Instructions of NAME."``.
 
 ``--mode`` makes it misbehave on purpose: ``crash`` exits before serving, ``hang`` never answers.
 """
@@ -49,6 +51,8 @@ def _record(log: Path | None, event: str, label: str) -> None:
 
 def _tool(label: str, name: str) -> Callable[[str], str]:
     def tool(text: str = "") -> str:
+        if name == "getenv":
+            return f"{label}:{name}:{os.environ.get(text, '')}"
         return f"{label}:{name}:{text}" if text else f"{label}:{name}"
 
     tool.__name__ = name
