@@ -62,6 +62,7 @@ Feature: skill-tool-registration
     to the agent as `{skill}__mcp__{tool}`, and calling such a tool SHALL call the tool of that server. Each
     server SHALL run while the skill manager is entered and SHALL stop when it is exited, servers stopping
     in the reverse of the order they started. A stdio server SHALL be started with the `args` and the `env`
+    its entry declares; a server with a `url` SHALL be reached over streamable HTTP, sending the `headers`
     its entry declares. A server entry without a `command` or `url` SHALL be reported,
     naming the skill and the server, and SHALL NOT stop the other skills' tools from being offered.
 
@@ -77,6 +78,14 @@ Feature: skill-tool-registration
       Given a skill `envy` declaring the MCP server `server1` with the tool `getenv` and the environment variable `SC_GREETING` set to `hello`
       When the agent calls `envy__mcp__getenv` with `{"text": "SC_GREETING"}`
       Then the call returns the text `server1:getenv:hello`
+
+    @id:skill-mcp-servers-shall-be-registered-as-prefixed-agent-tools.an-mcp-server-reached-by-url-gets-the-headers-its-entry-declares @added-by:skill-conformance @needs:mcp-http
+    Scenario: An MCP server reached by URL gets the headers its entry declares
+      Given an MCP server `remote` with the tool `echo` served over HTTP that requires the header `X-Token` set to `s3cret`
+      And a skill `web` declaring the MCP server `remote` by its URL with the header `X-Token` set to `s3cret`
+      When the agent calls `web__mcp__echo` with `{"text": "hi"}`
+      Then the agent sees exactly the tool `web__mcp__echo`
+      And the call returns the text `remote:echo:hi`
 
     @id:skill-mcp-servers-shall-be-registered-as-prefixed-agent-tools.mcp-server-lifecycle-managed-by-skillmanagercap @needs:lifecycle @needs:mcp
     Scenario: MCP server lifecycle managed by SkillManagerCap

@@ -255,7 +255,8 @@ def _prefixed(toolset: AbstractToolset[Any], prefix: str) -> PrefixedToolset[Any
 
 
 def _server(skill: str, spec: McpServerSpec) -> McpServer:
-    toolset_id = f"{mcp_tool_prefix(skill)}{spec.name}"
+    # The id only labels the toolset in pydantic-ai's own messages; no behaviour reads it.
+    toolset_id = f"{mcp_tool_prefix(skill)}{spec.name}"  # pragma: no mutate
     if spec.command is not None:
         return stdio_server(spec.command, spec.args, spec.env, id=toolset_id, label=spec.name)
     assert spec.url is not None, "the loader keeps only servers with a command or a url"

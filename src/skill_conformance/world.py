@@ -12,7 +12,10 @@ import json
 import os
 import re
 import shutil
+import socket
+import subprocess
 import sys
+import time
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -80,7 +83,9 @@ class World:
         self.scratch = root / "scratch"
         self.mcp_log = root / "mcp.log"
         self.skills: dict[str, SkillDraft] = {}
+        self.http_servers: dict[str, str] = {}
         self._module_names: list[str] = []
+        self._processes: list[subprocess.Popen[bytes]] = []
         for directory in (self.skills_dir, self.modules_dir, self.scratch):
             directory.mkdir(parents=True, exist_ok=True)
         sys.path.insert(0, str(self.modules_dir))
@@ -131,11 +136,48 @@ class World:
             entry["env"] = dict(env)
         self.skill(skill).mcp_servers[server] = entry
 
+    def serve_mcp_over_http(
+        self, label: str, tools: Sequence[str], header: tuple[str, str] | None = None
+    ) -> str:
+        """Start the test MCP server ``label`` over streamable HTTP now; return its URL.
+
+        The server is the world's, not the implementation's: it is not in :attr:`mcp_log`, and
+        it stops at :meth:`teardown`. With ``header`` it refuses requests that lack it.
+        """
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = int(probe.getsockname()[1])
+        args = [*self.server_command(label, tools=tools, logged=False).args, "--http", str(port)]
+        if header is not None:
+            args += ["--require-header", "=".join(header)]
+        process = subprocess.Popen([sys.executable, *args], stdin=subprocess.DEVNULL)
+        self._processes.append(process)
+        _wait_for_port(port, process, timeout=20.0)
+        url = f"http://127.0.0.1:{port}/mcp"
+        self.http_servers[label] = url
+        return url
+
+    def add_mcp_server_by_url(
+        self, skill: str, server: str, url: str, headers: dict[str, str] | None = None
+    ) -> None:
+        """Declare on ``skill`` the MCP server ``server`` reached at ``url``."""
+        entry: dict[str, Any] = {"url": url}
+        if headers:
+            entry["headers"] = dict(headers)
+        self.skill(skill).mcp_servers[server] = entry
+
     def server_command(
-        self, label: str, *, tools: Sequence[str] = (), skills: Sequence[str] = ()
+        self,
+        label: str,
+        *,
+        tools: Sequence[str] = (),
+        skills: Sequence[str] = (),
+        logged: bool = True,
     ) -> ServerCommand:
-        """The command starting the suite's test MCP server, logging to this world's log."""
-        args = ["-m", SERVER_MODULE, "--label", label, "--log", str(self.mcp_log)]
+        """The command starting the suite's test MCP server (``logged``: to this world's log)."""
+        args = ["-m", SERVER_MODULE, "--label", label]
+        if logged:
+            args += ["--log", str(self.mcp_log)]
         for tool in tools:
             args += ["--tool", tool]
         for skill in skills:
@@ -176,7 +218,15 @@ class World:
         shutil.rmtree(self.skills_dir / name, ignore_errors=True)
 
     def teardown(self) -> None:
-        """Undo what this world did to the interpreter: its import path and its modules."""
+        """Stop the world's own servers; undo its import path and its modules."""
+        for process in self._processes:
+            process.terminate()
+            try:
+                process.wait(10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        self._processes.clear()
         with_dir = str(self.modules_dir)
         if with_dir in sys.path:
             sys.path.remove(with_dir)
@@ -210,6 +260,24 @@ class World:
         )
         with (self.modules_dir / f"{module}.py").open("a") as handle:
             handle.write(source)
+
+
+def _wait_for_port(port: int, process: subprocess.Popen[bytes], timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1.0).close()
+            return
+        except OSError:
+            if process.poll() is not None:
+                raise RuntimeError(
+                    f"the HTTP test MCP server exited with {process.returncode}"
+                ) from None
+            if time.monotonic() > deadline:
+                raise RuntimeError(
+                    f"the HTTP test MCP server is not listening on port {port}"
+                ) from None
+            time.sleep(0.05)
 
 
 @dataclass(frozen=True)

@@ -182,6 +182,7 @@ def test_abilities_are_all_known_to_the_adapter() -> None:
     """A new ability in the port must be considered here: reachable, or unsupported with why."""
     assert {a.value for a in Ability} == {
         "mcp",
+        "mcp-http",
         "lifecycle",
         "pool-rebuild",
         "child-session",

@@ -154,6 +154,60 @@ CASES = {
 }
 
 
+def _server_case(skill: str, ghost: str, *entry: str, words: str) -> Case:
+    """A skill with one healthy Python tool and the MCP server entry ``ghost`` (line 7)."""
+    lines = ("---", f"name: {skill}", "description: x", "tools:", "  - import_path: json:dumps")
+    text = _md(*lines, "mcp-servers:", ghost, *entry, "---")
+    return Case(skill, text, 7, "mcp-servers.ghost", words, (f"{skill}__tool__dumps",))
+
+
+CASES |= {
+    "mcp-servers-not-a-mapping": Case(
+        "serverlist",
+        _md("---", "name: serverlist", "description: x", "mcp-servers: [ghost]", "---"),
+        4,
+        "mcp-servers",
+        "must be a mapping of server names to servers",
+    ),
+    "mcp-server-not-a-mapping": _server_case(
+        "serverword", "  ghost: just-a-word", words="must be a mapping"
+    ),
+    "mcp-server-unknown-field": _server_case(
+        "servercolour",
+        "  ghost:",
+        "    command: x",
+        "    colour: blue",
+        words="unknown field 'colour'",
+    ),
+    "mcp-server-command-and-url": _server_case(
+        "serverboth",
+        "  ghost:",
+        "    command: x",
+        "    url: http://127.0.0.1:1/mcp",
+        words="has both command and url",
+    ),
+    "mcp-server-empty-command": _server_case(
+        "serverempty", "  ghost:", "    command: ''", words="command must be a non-empty string"
+    ),
+    "mcp-server-url-not-a-string": _server_case(
+        "serverurl", "  ghost:", "    url: 42", words="url must be a non-empty string"
+    ),
+    "mcp-server-args-not-a-list": _server_case(
+        "serverargs", "  ghost:", "    command: x", "    args: -m", words="args must be a list"
+    ),
+    "mcp-server-env-not-a-mapping": _server_case(
+        "serverenv", "  ghost:", "    command: x", "    env: [A]", words="env must map names"
+    ),
+    "mcp-server-header-not-a-string": _server_case(
+        "serverheader",
+        "  ghost:",
+        "    url: http://127.0.0.1:1/mcp",
+        "    headers: {X-Token: [1]}",
+        words="headers must map names to strings",
+    ),
+}
+
+
 @pytest.fixture
 def world(tmp_path: Path) -> Iterator[World]:
     world = World(tmp_path)

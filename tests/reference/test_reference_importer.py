@@ -41,3 +41,11 @@ def test_the_module_part_ends_at_the_last_colon(
 def test_failures_name_the_import_path(path: str, match: str) -> None:
     with pytest.raises(ToolImportError, match=match):
         import_tool(path)
+
+
+def test_a_callable_without_a_name_is_named_after_its_type(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "sc_ref_partial.py").write_text("import functools\ntool = functools.partial(int)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert tool_name(import_tool("sc_ref_partial:tool")) == "partial"

@@ -86,7 +86,7 @@ def test_a_bad_skill_is_skipped_with_one_problem(
 def test_a_directory_without_skill_md_is_a_problem(skills_dir: Path) -> None:
     (skills_dir / "empty-dir").mkdir()
     [problem] = load_skills(skills_dir).problems
-    assert "empty-dir" in problem
+    assert problem.startswith(f"{skills_dir / 'empty-dir' / 'SKILL.md'}: skill 'empty-dir': ")
 
 
 @pytest.mark.parametrize(
@@ -95,6 +95,8 @@ def test_a_directory_without_skill_md_is_a_problem(skills_dir: Path) -> None:
         ("json:loads", "must be a mapping"),
         ({"type": "python"}, "import_path None"),
         ({"import_path": "no-colon"}, "import_path 'no-colon'"),
+        ({"import_path": "json:"}, "import_path 'json:'"),
+        ({"import_path": ":loads"}, "import_path ':loads'"),
         ({"type": "js", "import_path": "x:y"}, "type 'js'"),
         ({"import_path": "json:dumps", "extra": 1}, "unknown field 'extra'"),
     ],

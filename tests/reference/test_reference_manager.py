@@ -220,3 +220,67 @@ async def test_registering_twice_the_same_tool_name_across_children_is_not_hidde
 
     with pytest.raises(UserError):
         await offered([manager])
+
+
+async def test_a_skill_without_servers_has_no_server_children() -> None:
+    manager = SkillManagerCap([skill("plain", "json:loads")])
+    assert manager.skill_mcp_children("plain") == []
+    assert manager.skill_mcp_children("nobody") == []
+
+
+async def test_a_child_without_a_toolset_hides_no_later_child() -> None:
+    class Silent(ToolsetCap):
+        def get_toolset(self) -> Any:
+            return None
+
+    manager = SkillManagerCap([], [Silent(FunctionToolset()), ping_child("ping")])
+    assert await offered([manager]) == ["ping"]
+
+
+async def test_a_child_returning_a_non_toolset_is_named() -> None:
+    class Broken(ToolsetCap):
+        def get_toolset(self) -> Any:
+            return "not a toolset"
+
+    manager = SkillManagerCap([], [Broken(FunctionToolset())], name="mine")
+    with pytest.raises(TypeError, match="of 'mine' returned a non-toolset"):
+        manager.get_toolset()
+
+
+async def test_a_non_skill_tool_sharing_a_filtered_skill_name_stays() -> None:
+    manager = SkillManagerCap(
+        [skill("restricted", "json:loads", "json:dumps", allowed=["loads"])],
+        [ping_child("restricted__raw")],
+    )
+    assert await offered([manager]) == ["restricted__tool__loads", "restricted__raw"]
+
+
+async def test_nested_entering_keeps_the_manager_entered_until_the_outer_exit() -> None:
+    manager = SkillManagerCap([skill("plain")], name="mine")
+    async with manager:
+        async with manager:
+            assert manager.entered
+        assert manager.entered, "the inner exit must not close an outer entry"
+    assert not manager.entered
+    with pytest.raises(RuntimeError, match="'mine' exited more often than entered"):
+        await manager.__aexit__(None, None, None)
+
+
+async def test_a_run_copy_hands_the_run_context_to_each_child() -> None:
+    seen: list[object] = []
+
+    class Recording(ToolsetCap):
+        async def for_run(self, ctx: RunContext[Any]) -> Recording:
+            seen.append(ctx)
+            return self
+
+    manager = SkillManagerCap([], [Recording(FunctionToolset())])
+    ctx = run_context()
+    run_copy = await manager.for_run(ctx)
+    assert seen == [ctx]
+    await run_copy.aclose()
+    assert not run_copy.entered
+
+
+async def test_a_manager_with_nothing_to_offer_has_no_toolset() -> None:
+    assert SkillManagerCap([skill("plain")]).get_toolset() is None

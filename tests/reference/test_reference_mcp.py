@@ -1,9 +1,13 @@
-"""The MCP path with real stdio processes: lifecycle, order, shared connections, the shim."""
+"""The MCP path with real processes: lifecycle, order, shared connections, HTTP, the shim."""
 
 from __future__ import annotations
 
 import json
+import socket
+import subprocess
 import sys
+import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -95,3 +99,75 @@ def test_the_shim_builds_the_client_of_this_pydantic_ai() -> None:
         assert isinstance(server.toolset, MCPServerStdio)
         assert server.toolset.env == {"A": "1"}
     assert server.toolset.id == "s"
+
+
+@pytest.fixture
+def http_server_url(mcp_log: Path) -> Iterator[str]:
+    """A real test MCP server over streamable HTTP that requires ``X-Token: s3cret``."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    args = ["-m", "skill_conformance.testing.mcp_server", "--label", "remote", "--tool", "echo"]
+    args += ["--log", str(mcp_log), "--http", str(port), "--require-header", "X-Token=s3cret"]
+    process = subprocess.Popen([sys.executable, *args])
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                assert process.poll() is None, "the HTTP test server exited"
+                assert time.monotonic() < deadline, "the HTTP test server did not listen"
+                time.sleep(0.1)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        process.terminate()
+        process.wait(10)
+
+
+async def test_a_server_by_url_gets_its_headers(
+    skills_dir: Path, make_skill: Any, http_server_url: str
+) -> None:
+    make_skill(
+        "web",
+        mcp_servers={"remote": {"url": http_server_url, "headers": {"X-Token": "s3cret"}}},
+    )
+    manager = SkillManagerCap(load_skills(skills_dir).skills.values())
+    with anyio.fail_after(20):
+        run = await agent_run([manager], ("web__mcp__echo", {"text": "hi"}))
+    assert run.offered[0] == ["web__mcp__echo"]
+    assert run.result == "remote:echo:hi"
+
+
+async def test_a_server_by_url_without_its_headers_is_refused(http_server_url: str) -> None:
+    remote = http_server(http_server_url, {}, id="remote", label="remote")
+    with anyio.fail_after(20), pytest.raises(BaseException, match="401"):
+        async with remote:
+            pass
+
+
+async def test_a_binary_resource_is_read_as_text(server_entry: Any) -> None:
+    entry = server_entry("hub", ())
+    entry["args"] += ["--binary-skill", "blob"]
+    server = stdio_server(entry["command"], entry["args"], None, id="hub", label="hub")
+    with anyio.fail_after(20):
+        async with server:
+            [resource] = await server.resources()
+            text = await server.read_text(resource.uri)
+    assert (resource.name, resource.description) == ("blob", "Remote skill blob.")
+    assert text == "Instructions of blob."
+
+
+async def test_a_remote_skill_read_from_its_resource(server_entry: Any) -> None:
+    entry = server_entry("hub", (), ("remote-one",))
+    hub = McpServerCap(stdio_server(entry["command"], entry["args"], None, id="hub", label="hub"))
+    with anyio.fail_after(20):
+        skill = await hub.read_skill("remote-one")
+    assert (skill.name, skill.description, skill.source) == (
+        "remote-one",
+        "Remote skill remote-one.",
+        "hub",
+    )
+    assert skill.instructions == "Instructions of remote-one."
+    assert skill.directory is None

@@ -99,3 +99,18 @@ async def test_the_provider_is_injected_once(skills_dir: Path) -> None:
     capabilities: list[Any] = [pool.manager, pool.skills_tools]
     factory._inject_pool_providers(capabilities)
     assert capabilities == [pool.manager, pool.skills_tools]
+
+
+async def test_agents_are_named_by_path_and_run_on_the_factory_model(skills_dir: Path) -> None:
+    pool = SkillPool(skills_dir)
+    await pool.start()
+    run = Run()
+    factory = AgentFactory(HostContext(pool, pool.skills_tools), FunctionModel(run.respond))
+    assert factory.create_session_agent().name == "session-agent"
+    assert factory.create_session_agent("lead").name == "lead"
+    assert factory.create_child_session_agent().name == "session-agent/child-agent"
+    assert factory.create_child_session_agent("lead", "helper").name == "lead/helper"
+    assert factory.create_standalone_agent().name == "standalone-agent"
+    assert factory.create_standalone_agent("solo").name == "solo"
+    await factory.create_standalone_agent().run("go")
+    assert run.offered == [["load_skill", "list_skills"]]

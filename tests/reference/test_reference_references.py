@@ -70,3 +70,27 @@ def test_a_symlink_inside_the_skill_is_followed(skill_dir: Path) -> None:
 def test_no_file_there(skill_dir: Path, path: str) -> None:
     with pytest.raises(ReferenceNotFoundError, match="my-skill"):
         read_reference("my-skill", skill_dir, path)
+
+
+def test_errors_name_the_skill_and_the_path(skill_dir: Path) -> None:
+    with pytest.raises(ReferenceNotFoundError) as missing:
+        read_reference("my-skill", skill_dir, "references/missing.md")
+    assert (missing.value.skill, missing.value.path) == ("my-skill", "references/missing.md")
+    assert str(missing.value) == "skill 'my-skill' has no reference 'references/missing.md'"
+    with pytest.raises(SecurityError) as outside:
+        read_reference("my-skill", skill_dir, "../../secret.md")
+    assert "'../../secret.md'" in str(outside.value)
+
+
+def test_bytes_that_are_not_utf8_are_replaced(skill_dir: Path) -> None:
+    (skill_dir / "references" / "latin.md").write_bytes(b"caf\xe9 \xc3\xa9")
+    assert read_reference("my-skill", skill_dir, "references/latin.md") == "caf\ufffd \u00e9"
+
+
+def test_listing_does_not_descend_into_a_symlinked_directory(skill_dir: Path) -> None:
+    (skill_dir / "references" / "out").symlink_to(skill_dir.parent.parent, target_is_directory=True)
+    assert list_references(skill_dir) == [
+        "references/a.md",
+        "references/deep/b.md",
+        "references/guide.md",
+    ]

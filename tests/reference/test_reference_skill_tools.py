@@ -55,6 +55,23 @@ async def test_load_by_bare_name_or_uri(skills_dir: Path, make_skill: Any) -> No
     assert await load(pool, "skill://ponytail/references/b.md") == "B-CONTENT"
 
 
+async def test_the_text_of_a_skill_with_everything(
+    skills_dir: Path, make_skill: Any, snapshot: Any
+) -> None:
+    """Instructions, Python tools, MCP servers, then each reference, one section each."""
+    make_skill(
+        "ponytail",
+        "Tie the hair back with $1.",
+        tools=[{"import_path": "json:loads"}, {"import_path": "json:dumps"}],
+        mcp_servers={"brush": {"command": "/bin/false"}, "comb": {"command": "/bin/false"}},
+        files={"references/b.md": "B-CONTENT", "references/a.md": "A-CONTENT"},
+    )
+    (skills_dir / "ponytail" / "references" / "out.md").symlink_to("../../../secret.md")
+    (skills_dir.parent / "secret.md").write_text("TOPSECRET")
+    pool = await started(skills_dir)
+    assert await load(pool, "ponytail", "ribbon") == snapshot
+
+
 async def test_arguments_fill_the_instructions_only(skills_dir: Path, make_skill: Any) -> None:
     make_skill("my-skill", "one=$1 ten=$10 all=[$@]", files={"references/r.md": "ref=$1"})
     pool = await started(skills_dir)

@@ -1,9 +1,17 @@
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from reference.errors import SecurityError, SkillNotFoundError
-from reference.uri import SkillURI, format_skill_uri, is_skill_uri, parse_skill_uri
+from reference.uri import (
+    SkillURI,
+    check_skill_name,
+    format_skill_uri,
+    is_skill_uri,
+    parse_skill_uri,
+)
 
 
 @pytest.mark.parametrize(
@@ -64,3 +72,14 @@ def test_format_is_flat_and_round_trips() -> None:
 def test_is_skill_uri() -> None:
     assert is_skill_uri("skill://x")
     assert not is_skill_uri("x")
+
+
+def test_a_plain_name_is_checked_for_path_characters_only() -> None:
+    assert check_skill_name("X") == "X"
+    assert check_skill_name("a.b") == "a.b"
+    for name in ("a/b", "a\\b", "a\x00b", "..", "."):
+        with pytest.raises(SecurityError, match=re.escape(repr(name))):
+            check_skill_name(name)
+    with pytest.raises(SkillNotFoundError) as empty:
+        check_skill_name("")
+    assert (str(empty.value), empty.value.name) == ("skill '' not found", "")

@@ -12,6 +12,11 @@ the environment variable named by ``text`` (empty when unset). Each ``--skill NA
 named ``NAME`` with the description ``"Remote skill NAME."`` and the content
 ``"Instructions of NAME."``.
 
+Each ``--binary-skill NAME`` is such a resource whose content is served as bytes (a blob).
+
+``--http PORT`` serves streamable HTTP on ``http://127.0.0.1:PORT/mcp`` instead of stdio; with
+``--require-header NAME=VALUE`` every request lacking that header is refused with status 401.
+
 ``--mode`` makes it misbehave on purpose: ``crash`` exits before serving, ``hang`` never answers.
 """
 
@@ -23,12 +28,13 @@ import os
 import signal
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import FrameType
 
 from mcp.server.fastmcp import FastMCP
-from mcp.server.fastmcp.resources import TextResource
+from mcp.server.fastmcp.resources import BinaryResource, TextResource
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 __all__ = ["main", "remote_skill_instructions"]
 
@@ -60,7 +66,9 @@ def _tool(label: str, name: str) -> Callable[[str], str]:
     return tool
 
 
-def build_server(label: str, tools: list[str], skills: list[str]) -> FastMCP:
+def build_server(
+    label: str, tools: Sequence[str], skills: Sequence[str], binary_skills: Sequence[str] = ()
+) -> FastMCP:
     """The FastMCP server offering ``tools`` and the skill resources ``skills``."""
     server = FastMCP(name=label, log_level="ERROR")
     for name in tools:
@@ -75,7 +83,41 @@ def build_server(label: str, tools: list[str], skills: list[str]) -> FastMCP:
                 text=remote_skill_instructions(name),
             )
         )
+    for name in binary_skills:
+        server.add_resource(
+            BinaryResource(
+                uri=f"skill-resource://{label}/{name}",  # type: ignore[arg-type]
+                name=name,
+                description=f"Remote skill {name}.",
+                mime_type="application/octet-stream",
+                data=remote_skill_instructions(name).encode(),
+            )
+        )
     return server
+
+
+class _RequireHeader:
+    """ASGI middleware refusing, with 401, every HTTP request without ``name: value``."""
+
+    def __init__(self, app: ASGIApp, name: str, value: str) -> None:
+        self.app, self.name, self.value = app, name.lower().encode(), value.encode()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and (self.name, self.value) not in scope["headers"]:
+            await send({"type": "http.response.start", "status": 401, "headers": []})
+            await send({"type": "http.response.body", "body": b"missing header"})
+            return
+        await self.app(scope, receive, send)
+
+
+def _serve_http(server: FastMCP, port: int, header: str | None) -> None:
+    import uvicorn
+
+    app: ASGIApp = server.streamable_http_app()
+    if header is not None:
+        name, _, value = header.partition("=")
+        app = _RequireHeader(app, name, value)
+    uvicorn.run(app, host="127.0.0.1", port=port, log_level="error")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -84,6 +126,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--label", required=True)
     parser.add_argument("--tool", action="append", default=[])
     parser.add_argument("--skill", action="append", default=[])
+    parser.add_argument("--binary-skill", action="append", default=[])
+    parser.add_argument("--http", type=int, metavar="PORT")
+    parser.add_argument("--require-header", metavar="NAME=VALUE")
     parser.add_argument("--log", type=Path)
     parser.add_argument("--mode", choices=["ok", "crash", "hang"], default="ok")
     args = parser.parse_args(argv)
@@ -101,7 +146,11 @@ def main(argv: list[str] | None = None) -> int:
         if args.mode == "hang":
             while True:
                 time.sleep(3600)
-        build_server(args.label, args.tool, args.skill).run("stdio")
+        server = build_server(args.label, args.tool, args.skill, args.binary_skill)
+        if args.http is None:
+            server.run("stdio")
+        else:
+            _serve_http(server, args.http, args.require_header)
     except (KeyboardInterrupt, SystemExit):
         pass
     finally:
