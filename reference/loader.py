@@ -166,7 +166,7 @@ def _yaml_problem(error: yaml.YAMLError) -> tuple[int | None, str]:
 def _split_frontmatter(text: str) -> tuple[str, str]:
     lines = text.splitlines(keepends=True)
     if not lines or lines[0].strip() != "---":
-        raise _SkipSkill("frontmatter: missing (the file must start with '---')")
+        raise _SkipSkill("frontmatter: missing (the file must start with '---')", 1)
     for index in range(1, len(lines)):
         if lines[index].strip() == "---":
             return "".join(lines[1:index]), "".join(lines[index + 1 :])

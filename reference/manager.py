@@ -90,7 +90,8 @@ class SkillManagerCap(IdentityCapability):
                     raise ToolImportError(
                         f"{spec.import_path!r} is a tool named {name!r}, already declared"
                     )
-                tools[name] = Tool(function, name=name)
+                # pydantic-ai would take the same name from the function: equivalent mutants.
+                tools[name] = Tool(function, name=name)  # pragma: no mutate
             except ToolImportError as error:
                 self.problems.append(f"{where}: {_one_line(error)}; tool skipped")
             except Exception as error:
@@ -98,11 +99,17 @@ class SkillManagerCap(IdentityCapability):
                 self.problems.append(f"{where}: {problem}; tool skipped")
         if tools:
             self._skill_tools[skill.name] = FunctionToolset(
-                list(tools.values()), id=f"{skill.name}__tool"
+                # The id only labels the toolset in pydantic-ai's own messages.
+                list(tools.values()),
+                id=f"{skill.name}__tool",  # pragma: no mutate
             )
 
     def _create_skill_mcp_children(self, skill: Skill) -> None:
-        children = [McpServerCap(_server(skill.name, spec)) for spec in skill.mcp_servers]
+        # The skill's name only goes into the toolset id (see _server): equivalent mutants.
+        children = [
+            McpServerCap(_server(skill.name, spec))  # pragma: no mutate
+            for spec in skill.mcp_servers
+        ]
         if children:
             self._skill_mcp_children[skill.name] = children
 

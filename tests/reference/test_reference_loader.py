@@ -86,7 +86,10 @@ def test_a_bad_skill_is_skipped_with_one_problem(
 def test_a_directory_without_skill_md_is_a_problem(skills_dir: Path) -> None:
     (skills_dir / "empty-dir").mkdir()
     [problem] = load_skills(skills_dir).problems
-    assert problem.startswith(f"{skills_dir / 'empty-dir' / 'SKILL.md'}: skill 'empty-dir': ")
+    assert problem == (
+        f"{skills_dir / 'empty-dir' / 'SKILL.md'}: skill 'empty-dir': SKILL.md: cannot read "
+        "(No such file or directory); skill skipped"
+    )
 
 
 @pytest.mark.parametrize(
@@ -164,3 +167,34 @@ def test_a_missing_skills_directory_is_a_problem(tmp_path: Path) -> None:
     result = load_skills(tmp_path / "nowhere")
     assert result.skills == {}
     assert len(result.problems) == 1
+
+
+def test_a_skill_md_that_is_not_utf8_is_a_problem(skills_dir: Path) -> None:
+    (skills_dir / "latin").mkdir()
+    (skills_dir / "latin" / "SKILL.md").write_bytes(
+        b"---\nname: latin\ndescription: caf\xe9\n---\n"
+    )
+    [problem] = load_skills(skills_dir).problems
+    assert problem == (
+        f"{skills_dir / 'latin' / 'SKILL.md'}: skill 'latin': SKILL.md: cannot read ('utf-8' "
+        "codec can't decode byte 0xe9 in position 32: invalid continuation byte); skill skipped"
+    )
+
+
+def test_hidden_directories_and_stray_files_are_not_skills(
+    skills_dir: Path, make_skill: SkillWriter
+) -> None:
+    make_skill("visible")
+    hidden = skills_dir / ".hidden"
+    hidden.mkdir()
+    (hidden / "SKILL.md").write_text("---\nname: hidden\ndescription: x\n---\n")
+    (skills_dir / "notes.txt").write_text("not a skill")
+    result = load_skills(skills_dir)
+    assert list(result.skills) == ["visible"]
+    assert result.problems == []
+
+
+def test_a_skills_path_that_is_not_a_directory(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("")
+    result = load_skills(tmp_path / "file")
+    assert result.problems == [f"{tmp_path / 'file'}: not a directory; no skills loaded"]

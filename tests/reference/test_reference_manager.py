@@ -284,3 +284,30 @@ async def test_a_run_copy_hands_the_run_context_to_each_child() -> None:
 
 async def test_a_manager_with_nothing_to_offer_has_no_toolset() -> None:
     assert SkillManagerCap([skill("plain")]).get_toolset() is None
+
+
+async def test_a_failed_import_without_a_line_names_the_skill_file_alone() -> None:
+    where = Path("/skills/broken/SKILL.md")
+    manager = SkillManagerCap([skill("broken", "no_such_module_sc:x", directory=where.parent)])
+    assert manager.problems == [
+        f"{where}: skill 'broken': tools.import_path: cannot import 'no_such_module_sc' for "
+        "'no_such_module_sc:x': ModuleNotFoundError: No module named 'no_such_module_sc'; "
+        "tool skipped"
+    ]
+
+
+async def test_a_callable_pydantic_ai_cannot_wrap_is_a_problem(tool_module: Any) -> None:
+    module = tool_module(header="import functools\nhalf = functools.partial(divmod, 9)\n")
+    manager = SkillManagerCap([skill("maths", f"{module}:half", "json:loads")])
+    assert manager.problems == [
+        f"maths: skill 'maths': tools.import_path: '{module}:half': AttributeError: "
+        "'functools.partial' object has no attribute '__name__'; tool skipped"
+    ]
+    assert await offered([manager]) == ["maths__tool__loads"]
+
+
+async def test_a_manager_never_entered_closes_quietly() -> None:
+    manager = SkillManagerCap([skill("plain")])
+    assert manager.name == "skills"
+    await manager.aclose()
+    assert not manager.entered

@@ -114,3 +114,19 @@ async def test_agents_are_named_by_path_and_run_on_the_factory_model(skills_dir:
     assert factory.create_standalone_agent("solo").name == "solo"
     await factory.create_standalone_agent().run("go")
     assert run.offered == [["load_skill", "list_skills"]]
+
+
+async def test_a_pool_uses_the_registry_it_is_given_and_starts_once(
+    skills_dir: Path, make_skill: Any
+) -> None:
+    from reference.registry import ExtensionRegistry
+
+    make_skill("my-skill")
+    registry = ExtensionRegistry()
+    pool = SkillPool(skills_dir, registry=registry)
+    assert pool.problems == []
+    await pool.start()
+    assert [entry.name for entry in await registry.list_skills(POOL_SCOPE)] == ["my-skill"]
+    assert pool.manager.name == "pool-skills"
+    with pytest.raises(RuntimeError, match="the skill pool has already started"):
+        await pool.start()
