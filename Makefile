@@ -62,7 +62,8 @@ bench: sync ## Print the benchmark figures: conformance run and its split, tool-
 .PHONY: mutation
 mutation: sync ## mutmut over reference/ (killed by steps + tests/reference): kill rate, survivors
 	rm -rf mutants build/mutmut.log && mkdir -p build
-	$(UV) run --frozen mutmut run --max-children $$(nproc) > build/mutmut.log 2>&1 || true
+	$(UV) run --frozen mutmut run --max-children $$(nproc) > build/mutmut.log 2>&1 \
+		|| { tail -c 2000 build/mutmut.log; echo; echo 'make mutation: mutmut itself failed (build/mutmut.log)' >&2; exit 1; }
 	$(UV) run --frozen python tests/mutants/mutation_report.py
 
 .PHONY: help

@@ -111,16 +111,8 @@ def stdio_server(
 
     """
     environment = dict(env) if env else None
-    # pydantic-ai 1.x only: unreachable under the lock's 2.x, so no mutant of it can be killed
-    # there; `make conformance-oldest` runs the suite on 1.x.
-    # pragma: no mutate start
-    legacy = _legacy("MCPServerStdio")
-    if legacy is not None:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", DeprecationWarning)
-            toolset = legacy(command, list(args), env=environment, id=id, timeout=STARTUP_TIMEOUT)
-    # pragma: no mutate end
-    else:
+    toolset = _legacy_stdio(command, list(args), environment, id)  # pragma: no mutate
+    if toolset is None:
         from fastmcp.client.transports import StdioTransport
         from pydantic_ai.mcp import MCPToolset
 
@@ -129,26 +121,50 @@ def stdio_server(
             command=command, args=list(args), env=environment, keep_alive=False
         )
         toolset = MCPToolset(transport, id=id, init_timeout=STARTUP_TIMEOUT)
-    return McpServer(cast(AbstractToolset[Any], toolset), label)
+    return McpServer(toolset, label)
 
 
 def http_server(url: str, headers: Mapping[str, str], *, id: str, label: str) -> McpServer:
     """An MCP server reached over streamable HTTP; nothing connects until it is entered."""
-    # pydantic-ai 1.x only (see stdio_server).
-    # pragma: no mutate start
-    legacy = _legacy("MCPServerStreamableHTTP")
-    if legacy is not None:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", DeprecationWarning)
-            toolset = legacy(url, headers=dict(headers) or None, id=id, timeout=STARTUP_TIMEOUT)
-    # pragma: no mutate end
-    else:
+    toolset = _legacy_http(url, dict(headers) or None, id)  # pragma: no mutate
+    if toolset is None:
         from pydantic_ai.mcp import MCPToolset
 
         toolset = MCPToolset(
             url, headers=dict(headers) or None, id=id, init_timeout=STARTUP_TIMEOUT
         )
-    return McpServer(cast(AbstractToolset[Any], toolset), label)
+    return McpServer(toolset, label)
+
+
+# pydantic-ai 1.x only. Under the lock's 2.x these return None whatever they are given, so no
+# mutant of them (or of their calls above) can be killed there; `make conformance-oldest` runs
+# the suite on 1.x, where they are the code path.
+
+
+def _legacy_stdio(
+    command: str, args: list[str], env: dict[str, str] | None, id: str
+) -> AbstractToolset[Any] | None:
+    # pragma: no mutate block
+    legacy = _legacy("MCPServerStdio")
+    if legacy is None:
+        return None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return cast(
+            AbstractToolset[Any], legacy(command, args, env=env, id=id, timeout=STARTUP_TIMEOUT)
+        )
+
+
+def _legacy_http(url: str, headers: dict[str, str] | None, id: str) -> AbstractToolset[Any] | None:
+    # pragma: no mutate block
+    legacy = _legacy("MCPServerStreamableHTTP")
+    if legacy is None:
+        return None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return cast(
+            AbstractToolset[Any], legacy(url, headers=headers, id=id, timeout=STARTUP_TIMEOUT)
+        )
 
 
 def _legacy(name: str) -> Any:

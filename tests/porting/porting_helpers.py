@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Mapping
@@ -11,6 +12,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 IMPLS = ROOT / "tests" / "jsonlines_impl"
+SCENARIOS = sum(
+    len(re.findall(r"^\s*Scenario:", path.read_text(), re.MULTILINE))
+    for path in (ROOT / "features").glob("*.feature")
+)
+"""How many scenarios the generated features hold."""
 
 
 def run_suite(

@@ -20,7 +20,7 @@ from skill_conformance.loading import AdapterLoadError, load_implementation
 from skill_conformance.port import Ability, ErrorKind, Setup, SkillSystemError
 from skill_conformance.runner import ImplementationCrash, ImplementationHang, blocking
 from skill_conformance.world import pid_alive
-from tests.porting.porting_helpers import IMPLS, jsonl_command, run_suite, verdicts
+from tests.porting.porting_helpers import IMPLS, SCENARIOS, jsonl_command, run_suite, verdicts
 
 
 def _faulty(*args: str) -> list[str]:
@@ -159,5 +159,5 @@ def test_the_reference_behind_the_protocol_gets_the_reference_verdicts(tmp_path:
         env={"SKILL_CONFORMANCE_JSONL_CMD": jsonl_command("server.py")},
     )
     assert "skill-conformance: reference-jsonlines" in done.stdout, done.stdout[-3000:]
-    assert len(verdicts(direct)) == 56
+    assert len(verdicts(direct)) == SCENARIOS
     assert verdicts(wrapped) == verdicts(direct)

@@ -16,6 +16,7 @@ import pytest
 from reference_helpers import agent_run
 
 from reference.capabilities import McpServerCap
+from reference.errors import SkillNotFoundError
 from reference.loader import load_skills
 from reference.manager import SkillManagerCap
 from reference.mcp_client import http_server, stdio_server
@@ -156,7 +157,7 @@ async def test_a_binary_resource_is_read_as_text(server_entry: Any) -> None:
             [resource] = await server.resources()
             text = await server.read_text(resource.uri)
     assert (resource.name, resource.description) == ("blob", "Remote skill blob.")
-    assert text == "Instructions of blob."
+    assert text == "Instructions of blob.\ufffd"
 
 
 async def test_a_remote_skill_read_from_its_resource(server_entry: Any) -> None:
@@ -171,3 +172,6 @@ async def test_a_remote_skill_read_from_its_resource(server_entry: Any) -> None:
     )
     assert skill.instructions == "Instructions of remote-one."
     assert skill.directory is None
+    with anyio.fail_after(20), pytest.raises(SkillNotFoundError) as missing:
+        await hub.read_skill("nope")
+    assert missing.value.name == "nope"

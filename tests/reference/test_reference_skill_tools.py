@@ -154,6 +154,16 @@ async def test_remote_providers_are_searched_after_local_skills(
     ]
 
 
+async def test_a_missing_skill_is_not_found_by_name(skills_dir: Path, make_skill: Any) -> None:
+    make_skill("near")
+    pool = await started(skills_dir)
+    with pytest.raises(SkillNotFoundError) as missing:
+        await pool.manager.read_skill("nowhere")
+    assert missing.value.name == "nowhere"
+    resolved = await pool.registry.resolve_uri("skill://near")
+    assert resolved.skill.name == "near"
+
+
 async def test_the_tools_follow_the_pool_across_rebuilds(skills_dir: Path, make_skill: Any) -> None:
     make_skill("old-skill")
     pool = await started(skills_dir)

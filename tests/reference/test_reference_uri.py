@@ -7,6 +7,7 @@ import pytest
 from reference.errors import SecurityError, SkillNotFoundError
 from reference.uri import (
     SkillURI,
+    check_reference_path,
     check_skill_name,
     format_skill_uri,
     is_skill_uri,
@@ -83,3 +84,22 @@ def test_a_plain_name_is_checked_for_path_characters_only() -> None:
     with pytest.raises(SkillNotFoundError) as empty:
         check_skill_name("")
     assert (str(empty.value), empty.value.name) == ("skill '' not found", "")
+
+
+def test_security_errors_name_the_path() -> None:
+    with pytest.raises(
+        SecurityError, match=r"^reference path '/etc/passwd' is not a relative path$"
+    ):
+        check_reference_path("/etc/passwd")
+    deep = "%2e%2e"
+    for _ in range(9):
+        deep = deep.replace("%", "%25")
+    with pytest.raises(SecurityError, match=r"is encoded too many times$") as caught:
+        check_reference_path(deep)
+    assert repr(deep) in str(caught.value)
+
+
+def test_what_is_not_a_skill_uri_is_not_found_naming_it() -> None:
+    with pytest.raises(SkillNotFoundError) as caught:
+        parse_skill_uri("file:///etc/passwd")
+    assert caught.value.name == "file:///etc/passwd"

@@ -12,7 +12,8 @@ the environment variable named by ``text`` (empty when unset). Each ``--skill NA
 named ``NAME`` with the description ``"Remote skill NAME."`` and the content
 ``"Instructions of NAME."``.
 
-Each ``--binary-skill NAME`` is such a resource whose content is served as bytes (a blob).
+Each ``--binary-skill NAME`` is such a resource served as bytes (a blob): the same text in UTF-8,
+then one byte that is not UTF-8 (``0xff``).
 
 ``--http PORT`` serves streamable HTTP on ``http://127.0.0.1:PORT/mcp`` instead of stdio; with
 ``--require-header NAME=VALUE`` every request lacking that header is refused with status 401.
@@ -90,7 +91,7 @@ def build_server(
                 name=name,
                 description=f"Remote skill {name}.",
                 mime_type="application/octet-stream",
-                data=remote_skill_instructions(name).encode(),
+                data=remote_skill_instructions(name).encode() + b"\xff",
             )
         )
     return server
