@@ -3,8 +3,9 @@
 Each must-die mutant gets one full ``pytest steps --impl <mutant>`` run in a subprocess (the runs
 go in parallel, ``SC_MUTANT_WORKERS`` at a time, default one per CPU). The run must end as a test
 failure (exit status 1, not an internal or usage error), give every scenario a verdict, and fail
-or error at least the scenarios the catalog names for that mutant. By default one mutant per
-requirement and per RFC regression runs (21 runs); ``SC_ALL_MUTANTS=1`` runs every must-die one.
+or error at least the scenarios the catalog names for that mutant. By default the mutants not
+marked ``extra`` run, at least one per requirement and per RFC regression (22 runs);
+``SC_ALL_MUTANTS=1`` runs every must-die one.
 """
 
 from __future__ import annotations
