@@ -1,4 +1,4 @@
-"""A real stdio MCP server for the conformance suite, written with the ``mcp`` SDK.
+"""A real MCP server for the conformance suite (stdio, or streamable HTTP), written with ``mcp``.
 
 It offers the tools and skills (as MCP resources) named on its command line and records its own
 start and stop as JSON lines in a log, so that scenarios can observe lifecycle and order on real
@@ -122,7 +122,7 @@ def _serve_http(server: FastMCP, port: int, header: str | None) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Serve over stdio until stdin closes or SIGTERM arrives."""
+    """Serve over stdio (until stdin closes) or HTTP (``--http``); SIGTERM stops either."""
     parser = argparse.ArgumentParser(prog="skill_conformance.testing.mcp_server")
     parser.add_argument("--label", required=True)
     parser.add_argument("--tool", action="append", default=[])
