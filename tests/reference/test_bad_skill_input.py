@@ -157,6 +157,20 @@ CASES = {
 CASES |= {
     "empty-file": Case("blank", "", 1, "frontmatter", "missing"),
     "frontmatter-missing": Case("plain", _md("Just text."), 1, "frontmatter", "missing"),
+    "yaml-control-character": Case(
+        "bell",
+        _md("---", "name: bell", "tools: []", "description: ding\x07", "---"),
+        4,
+        "frontmatter",
+        "character '\\x07' is not allowed in YAML",
+    ),
+    "description-not-a-string": Case(
+        "wordy",
+        _md("---", "name: wordy", "tools: []", "description: 7", "---"),
+        4,
+        "description",
+        "non-empty string",
+    ),
     "frontmatter-empty": Case(
         "hollow", _md("---", "---", "Body."), 2, "frontmatter", "not a mapping"
     ),

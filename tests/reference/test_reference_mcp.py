@@ -175,3 +175,20 @@ async def test_a_remote_skill_read_from_its_resource(server_entry: Any) -> None:
     with anyio.fail_after(20), pytest.raises(SkillNotFoundError) as missing:
         await hub.read_skill("nope")
     assert missing.value.name == "nope"
+
+
+async def test_a_remote_skill_has_no_reference_files(server_entry: Any) -> None:
+    from reference.errors import ReferenceNotFoundError
+    from reference.registry import ExtensionRegistry
+
+    entry = server_entry("hub", (), ("remote-one",))
+    registry = ExtensionRegistry()
+    registry.register(
+        McpServerCap(stdio_server(entry["command"], entry["args"], None, id="hub", label="hub"))
+    )
+    with anyio.fail_after(20):
+        resolved = await registry.resolve_uri("skill://remote-one")
+        with pytest.raises(ReferenceNotFoundError) as missing:
+            await registry.resolve_uri("skill://remote-one/references/x.md")
+    assert (resolved.skill.name, resolved.text) == ("remote-one", "Instructions of remote-one.")
+    assert (missing.value.skill, missing.value.path) == ("remote-one", "references/x.md")

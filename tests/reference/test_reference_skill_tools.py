@@ -154,14 +154,20 @@ async def test_remote_providers_are_searched_after_local_skills(
     ]
 
 
-async def test_a_missing_skill_is_not_found_by_name(skills_dir: Path, make_skill: Any) -> None:
-    make_skill("near")
+async def test_what_the_registry_resolves_names_its_skill(
+    skills_dir: Path, make_skill: Any
+) -> None:
+    make_skill("near", files={"references/r.md": "R"})
+    (skills_dir / "near" / "references" / "out.md").symlink_to("../../../secret.md")
+    (skills_dir.parent / "secret.md").write_text("TOPSECRET")
     pool = await started(skills_dir)
     with pytest.raises(SkillNotFoundError) as missing:
         await pool.manager.read_skill("nowhere")
     assert missing.value.name == "nowhere"
-    resolved = await pool.registry.resolve_uri("skill://near")
-    assert resolved.skill.name == "near"
+    resolved = await pool.registry.resolve_uri("skill://near/references/r.md")
+    assert (resolved.skill.name, resolved.text) == ("near", "R")
+    with pytest.raises(SecurityError, match=r"'references/out.md' of skill 'near' leads outside"):
+        await pool.registry.resolve_uri("skill://near/references/out.md")
 
 
 async def test_the_tools_follow_the_pool_across_rebuilds(skills_dir: Path, make_skill: Any) -> None:
