@@ -156,11 +156,10 @@ def _parse(path: Path, directory: Path, text: str, problems: list[str]) -> Skill
 def _yaml_problem(error: yaml.YAMLError, header: str) -> tuple[int | None, str]:
     """The file line and the one-line text of a YAML error in ``header``."""
     if isinstance(error, yaml.reader.ReaderError):
-        # A character YAML refuses: the reader gives its offset in the header, not a line.
+        # A character YAML refuses: the reader gives its offset in the header (a str, so the
+        # character comes as its code point), not a line.
         line = header[: error.position].count("\n") + _FIRST_HEADER_LINE
-        character = error.character
-        text = chr(character) if isinstance(character, int) else str(character)
-        return line, f"character {text!r} is not allowed in YAML"
+        return line, f"character {chr(error.character)!r} is not allowed in YAML"
     if not isinstance(error, yaml.MarkedYAMLError):
         return None, _one_line(error)
     mark = error.context_mark or error.problem_mark
