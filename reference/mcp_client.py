@@ -111,7 +111,9 @@ def stdio_server(
 
     """
     environment = dict(env) if env else None
-    toolset = _legacy_stdio(command, list(args), environment, id)  # pragma: no mutate
+    # pragma: no mutate start
+    toolset = _legacy_toolset("MCPServerStdio", command, list(args), env=environment, id=id)
+    # pragma: no mutate end
     if toolset is None:
         from fastmcp.client.transports import StdioTransport
         from pydantic_ai.mcp import MCPToolset
@@ -126,7 +128,9 @@ def stdio_server(
 
 def http_server(url: str, headers: Mapping[str, str], *, id: str, label: str) -> McpServer:
     """An MCP server reached over streamable HTTP; nothing connects until it is entered."""
-    toolset = _legacy_http(url, dict(headers) or None, id)  # pragma: no mutate
+    # pragma: no mutate start
+    toolset = _legacy_toolset("MCPServerStreamableHTTP", url, headers=dict(headers) or None, id=id)
+    # pragma: no mutate end
     if toolset is None:
         from pydantic_ai.mcp import MCPToolset
 
@@ -136,35 +140,20 @@ def http_server(url: str, headers: Mapping[str, str], *, id: str, label: str) ->
     return McpServer(toolset, label)
 
 
-# pydantic-ai 1.x only. Under the lock's 2.x these return None whatever they are given, so no
-# mutant of them (or of their calls above) can be killed there; `make conformance-oldest` runs
-# the suite on 1.x, where they are the code path.
+def _legacy_toolset(class_name: str, *args: Any, **kwargs: Any) -> AbstractToolset[Any] | None:
+    """pydantic-ai 1.x's toolset ``class_name(*args, **kwargs)``, or ``None`` on 2.x.
 
-
-def _legacy_stdio(
-    command: str, args: list[str], env: dict[str, str] | None, id: str
-) -> AbstractToolset[Any] | None:
+    Under the lock's 2.x it returns None whatever it is given, so no mutant of it (or of its calls
+    above) can be killed there; `make conformance-oldest` runs the suite on 1.x, where it is the
+    code path.
+    """
     # pragma: no mutate block
-    legacy = _legacy("MCPServerStdio")
+    legacy = _legacy(class_name)
     if legacy is None:
         return None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
-        return cast(
-            AbstractToolset[Any], legacy(command, args, env=env, id=id, timeout=STARTUP_TIMEOUT)
-        )
-
-
-def _legacy_http(url: str, headers: dict[str, str] | None, id: str) -> AbstractToolset[Any] | None:
-    # pragma: no mutate block
-    legacy = _legacy("MCPServerStreamableHTTP")
-    if legacy is None:
-        return None
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        return cast(
-            AbstractToolset[Any], legacy(url, headers=headers, id=id, timeout=STARTUP_TIMEOUT)
-        )
+        return cast(AbstractToolset[Any], legacy(*args, timeout=STARTUP_TIMEOUT, **kwargs))
 
 
 def _legacy(name: str) -> Any:
