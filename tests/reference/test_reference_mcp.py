@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import json
-import socket
-import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,7 +17,7 @@ from reference.errors import SkillNotFoundError
 from reference.loader import load_skills
 from reference.manager import SkillManagerCap
 from reference.mcp_client import http_server, stdio_server
-from skill_conformance.world import pid_alive
+from skill_conformance.world import World, pid_alive
 
 pytestmark = pytest.mark.anyio
 
@@ -103,28 +100,13 @@ def test_the_shim_builds_the_client_of_this_pydantic_ai() -> None:
 
 
 @pytest.fixture
-def http_server_url(mcp_log: Path) -> Iterator[str]:
+def http_server_url(tmp_path: Path) -> Iterator[str]:
     """A real test MCP server over streamable HTTP that requires ``X-Token: s3cret``."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    args = ["-m", "skill_conformance.testing.mcp_server", "--label", "remote", "--tool", "echo"]
-    args += ["--log", str(mcp_log), "--http", str(port), "--require-header", "X-Token=s3cret"]
-    process = subprocess.Popen([sys.executable, *args])
+    world = World(tmp_path / "http-world")
     try:
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                assert process.poll() is None, "the HTTP test server exited"
-                assert time.monotonic() < deadline, "the HTTP test server did not listen"
-                time.sleep(0.1)
-        yield f"http://127.0.0.1:{port}/mcp"
+        yield world.serve_mcp_over_http("remote", ["echo"], header=("X-Token", "s3cret"))
     finally:
-        process.terminate()
-        process.wait(10)
+        world.teardown()
 
 
 async def test_a_server_by_url_gets_its_headers(
