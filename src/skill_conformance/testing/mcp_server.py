@@ -34,7 +34,7 @@ from pathlib import Path
 from types import FrameType
 
 from mcp.server.fastmcp import FastMCP
-from mcp.server.fastmcp.resources import BinaryResource, TextResource
+from mcp.server.fastmcp.resources import BinaryResource, Resource, TextResource
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 __all__ = ["main", "remote_skill_instructions"]
@@ -75,26 +75,32 @@ def build_server(
     for name in tools:
         server.add_tool(_tool(label, name), name=name)
     for name in skills:
-        server.add_resource(
-            TextResource(
-                uri=f"skill-resource://{label}/{name}",  # type: ignore[arg-type]
-                name=name,
-                description=f"Remote skill {name}.",
-                mime_type="text/markdown",
-                text=remote_skill_instructions(name),
-            )
-        )
+        server.add_resource(_skill_resource(label, name, binary=False))
     for name in binary_skills:
-        server.add_resource(
-            BinaryResource(
-                uri=f"skill-resource://{label}/{name}",  # type: ignore[arg-type]
-                name=name,
-                description=f"Remote skill {name}.",
-                mime_type="application/octet-stream",
-                data=remote_skill_instructions(name).encode() + b"\xff",
-            )
-        )
+        server.add_resource(_skill_resource(label, name, binary=True))
     return server
+
+
+def _skill_resource(label: str, name: str, *, binary: bool) -> Resource:
+    """The resource of skill ``name``: its text, or (``binary``) its bytes and a non-UTF-8 byte."""
+    uri = f"skill-resource://{label}/{name}"
+    description = f"Remote skill {name}."
+    text = remote_skill_instructions(name)
+    if binary:
+        return BinaryResource(
+            uri=uri,  # type: ignore[arg-type]
+            name=name,
+            description=description,
+            mime_type="application/octet-stream",
+            data=text.encode() + b"\xff",
+        )
+    return TextResource(
+        uri=uri,  # type: ignore[arg-type]
+        name=name,
+        description=description,
+        mime_type="text/markdown",
+        text=text,
+    )
 
 
 class _RequireHeader:
