@@ -615,7 +615,7 @@ Feature: skill-loading
         ---
         """
       And a skill folder `deep` whose description nests 1000 flow sequences
-      And a skill folder `wordy` whose description is 100000 characters long
+      And a skill folder `wordy` whose description is 5000 characters long
       And a skill folder `piped` whose `SKILL.md` is a named pipe
       When `list_skills` is called
       Then the listed skill names are exactly `healthy`

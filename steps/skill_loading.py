@@ -239,5 +239,5 @@ def then_problems_bounded(conformance: ScenarioContext, limit: int) -> None:
     problems = list(conformance.system.problems())
     assert problems, "no problem was reported"
     for problem in problems:
-        assert "\n" not in problem and "\r" not in problem, f"a problem spans lines: {problem!r}"
+        assert not {"\n", "\r"} & set(problem), f"a problem spans lines: {problem[:200]!r}"
         assert len(problem) <= limit, f"a problem has {len(problem)} characters: {problem[:200]!r}"
