@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from skill_conformance.catalogue import load_catalogue
-from skill_conformance.report.render import Column, render_report
+from skill_conformance.commands.report.render import Column, render_report
 from skill_conformance.results import Results, load_results
 from skill_conformance.spec_tree import spec_digest
 

@@ -18,15 +18,15 @@ from typing import Protocol
 import pytest
 
 from skill_conformance import __version__
-from skill_conformance.context import ScenarioContext
 from skill_conformance.expectations import ExpectationsError
 from skill_conformance.expectations_apply import AppliedExpectations, apply_expectations
-from skill_conformance.loading import AdapterLoadError, load_implementation
 from skill_conformance.port import Ability, Implementation
 from skill_conformance.results import Header, Results, write_results
+from skill_conformance.runtime.context import ScenarioContext
+from skill_conformance.runtime.loading import AdapterLoadError, load_implementation
+from skill_conformance.runtime.world import World
 from skill_conformance.spec_tree import spec_digest
 from skill_conformance.verdicts import NOT_APPLICABLE, Ledger, ScenarioInfo, verdict_of
-from skill_conformance.world import World
 
 __all__ = ["NOT_APPLICABLE"]
 
