@@ -1,2 +1,6 @@
-"""The scenario runtime: the pytest plugin, each scenario's world and context, the blocking
-facade over an implementation, and the lookup of the implementation ``--impl`` names."""
+"""The scenario runtime: the pytest plugin, scenario world and context, blocking facade, --impl.
+
+Each scenario gets a :mod:`.world` on disk and a :mod:`.context` the steps share; the context
+drives the implementation through the :mod:`.blocking` facade; :mod:`.loading` finds the
+implementation ``--impl`` names; :mod:`.plugin` turns scenarios into verdicts.
+"""
