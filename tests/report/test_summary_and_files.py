@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from report_helpers import ENTRIES, header, result
 
-from skill_conformance.spec_tree import spec_digest
+from skill_conformance.bundled import spec_digest
 from skill_conformance.verdicts.baseline import baseline_of
 from skill_conformance.verdicts.expectations import Expectations, ExpectationsError
 from skill_conformance.verdicts.results import Results, ResultsError, load_results, write_results

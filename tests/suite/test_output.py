@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from skill_conformance.bundled import specs_dir
 from skill_conformance.catalogue import load_catalogue
-from skill_conformance.spec_tree import specs_dir
 
 ROOT = Path(__file__).resolve().parents[2]
 MUTANT = "tests.mutants.manager_mutants:ForRunLosesSkillToolsMutant"

@@ -15,17 +15,17 @@ from pathlib import Path
 import pytest
 
 from skill_conformance import __version__
-from skill_conformance.context import ScenarioContext
-from skill_conformance.loading import AdapterLoadError, load_implementation
+from skill_conformance.bundled import spec_digest
 from skill_conformance.port import Ability, Implementation
-from skill_conformance.spec_tree import spec_digest
+from skill_conformance.runtime.context import ScenarioContext
+from skill_conformance.runtime.loading import AdapterLoadError, load_implementation
+from skill_conformance.runtime.world import World
 from skill_conformance.verdicts.block import TRACEBACK_OPTION
 from skill_conformance.verdicts.expectations import ExpectationsError
 from skill_conformance.verdicts.expectations_apply import AppliedExpectations, apply_expectations
 from skill_conformance.verdicts.ledger import ScenarioInfo
 from skill_conformance.verdicts.reporting import Reporting, mark_not_applicable
 from skill_conformance.verdicts.results import Header
-from skill_conformance.world import World
 
 _COLLECTED: dict[str, ScenarioInfo] = {}
 """Scenarios collected in this process (under xdist: in this worker)."""
