@@ -11,8 +11,9 @@ import re
 
 from pytest_bdd import given, parsers, then
 
-from skill_conformance.context import ScenarioContext
 from skill_conformance.port import SkillListing
+from skill_conformance.runtime.context import ScenarioContext
+from skill_conformance.verdicts import expect
 from steps._parsing import step
 
 _BOM = b"\xef\xbb\xbf"
@@ -163,56 +164,99 @@ def _listing(conformance: ScenarioContext) -> list[SkillListing]:
     return conformance.listing
 
 
+def _excerpt(text: str, limit: int = 200) -> str:
+    shown = repr(text)
+    return shown if len(shown) <= limit else f"{shown[:limit]}... ({len(text)} characters)"
+
+
 @then(step("the listed skill `{name:v}` has the description `{text:v}`"))
 def then_listed_description(conformance: ScenarioContext, name: str, text: str) -> None:
     entries = [entry for entry in _listing(conformance) if entry.name == name]
-    assert len(entries) == 1, f"list_skills has {len(entries)} entries named {name!r}"
-    assert entries[0].description == text, (
-        f"{name!r} has the description {entries[0].description!r}, expected {text!r}"
+    expect(
+        len(entries) == 1,
+        f"list_skills has {len(entries)} entries named {name!r}",
+        expected=f"one entry named {name!r}",
+        observed=f"{[entry.name for entry in _listing(conformance)]}",
+    )
+    expect(
+        entries[0].description == text,
+        f"the listed skill {name!r} has another description",
+        expected=repr(text),
+        observed=_excerpt(entries[0].description),
     )
 
 
 def _loaded(conformance: ScenarioContext, name: str) -> str:
     text = conformance.system.load_skill(name)
-    assert isinstance(text, str), f"load_skill returned {type(text).__name__}, not text"
+    expect(
+        isinstance(text, str),
+        f"load_skill({name!r}) did not return text",
+        expected="a str",
+        observed=type(text).__name__,
+    )
     return text
+
+
+def _expect_loaded_text(name: str, loaded: str, text: str) -> None:
+    expect(
+        text in loaded,
+        f"what load_skill({name!r}) returns lacks the text",
+        expected=f"a text containing {text!r}",
+        observed=_excerpt(loaded),
+    )
 
 
 @then(step("the skill `{name:v}` loads with the text `{text:v}`"))
 def then_loads_with(conformance: ScenarioContext, name: str, text: str) -> None:
-    loaded = _loaded(conformance, name)
-    assert text in loaded, f"{text!r} is not in what load_skill({name!r}) returned:\n{loaded}"
+    _expect_loaded_text(name, _loaded(conformance, name), text)
 
 
 @then(step("the skill `{name:v}` loads with the text `{text:v}` and no carriage return"))
 def then_loads_without_cr(conformance: ScenarioContext, name: str, text: str) -> None:
     loaded = _loaded(conformance, name)
-    assert text in loaded, f"{text!r} is not in what load_skill({name!r}) returned:\n{loaded!r}"
-    assert "\r" not in loaded, f"load_skill({name!r}) returned a carriage return: {loaded!r}"
+    _expect_loaded_text(name, loaded, text)
+    expect(
+        "\r" not in loaded,
+        f"what load_skill({name!r}) returns holds a carriage return",
+        expected="no carriage return",
+        observed=_excerpt(loaded),
+    )
 
 
 @then(step("the skill `{name:v}` still loads"))
 def then_still_loads(conformance: ScenarioContext, name: str) -> None:
     expected = conformance.world.skill(name).body()
-    loaded = _loaded(conformance, name)
-    assert expected in loaded, f"{expected!r} is not in what load_skill({name!r}) returned"
+    _expect_loaded_text(name, _loaded(conformance, name), expected)
 
 
 @then(step("no listed description or loaded text contains `{text:v}`"))
 def then_nothing_leaks(conformance: ScenarioContext, text: str) -> None:
     for entry in _listing(conformance):
-        assert text not in entry.description, f"{entry.name!r} lists {text!r}"
-        assert text not in _loaded(conformance, entry.name), f"{entry.name!r} loads {text!r}"
+        for where, found in (
+            ("description", entry.description),
+            ("text", _loaded(conformance, entry.name)),
+        ):
+            expect(
+                text not in found,
+                f"the {where} of {entry.name!r} holds what only a file outside holds",
+                expected=f"no {text!r}",
+                observed=_excerpt(found),
+            )
 
 
 # -- problems -----
 
 
-def _problems_naming(conformance: ScenarioContext, path: str) -> list[str]:
+def _problems_naming(conformance: ScenarioContext, path: str) -> str:
     problems = list(conformance.system.problems())
     naming = [p for p in problems if path in p]
-    assert len(naming) == 1, f"{len(naming)} problems name {path!r}, expected 1: {problems}"
-    return naming
+    expect(
+        len(naming) == 1,
+        f"{len(naming)} problems name {path!r}",
+        expected=f"exactly one problem naming {path!r}",
+        observed=f"{[_excerpt(p) for p in problems]}",
+    )
+    return naming[0]
 
 
 @then(step("exactly one problem names `{path:v}`"))
@@ -220,24 +264,41 @@ def then_one_problem(conformance: ScenarioContext, path: str) -> None:
     _problems_naming(conformance, path)
 
 
+def _expect_field(problem: str, field: str) -> None:
+    expect(
+        field in problem,
+        "the problem does not name the field",
+        expected=f"a problem naming {field!r}",
+        observed=_excerpt(problem),
+    )
+
+
 @then(step("exactly one problem names `{path:v}` and `{field:v}`"))
 def then_one_problem_field(conformance: ScenarioContext, path: str, field: str) -> None:
-    (problem,) = _problems_naming(conformance, path)
-    assert field in problem, f"the problem does not name the field {field!r}: {problem}"
+    _expect_field(_problems_naming(conformance, path), field)
 
 
 @then(step("exactly one problem names `{path:v}`, the line {line:n} and `{field:v}`"))
 def then_one_problem_line(conformance: ScenarioContext, path: str, line: int, field: str) -> None:
-    (problem,) = _problems_naming(conformance, path)
-    assert field in problem, f"the problem does not name the field {field!r}: {problem}"
+    problem = _problems_naming(conformance, path)
+    _expect_field(problem, field)
     where = rf"{re.escape(path)}:{line}(?![0-9])|\bline {line}(?![0-9])"
-    assert re.search(where, problem), f"the problem does not name line {line}: {problem}"
+    expect(
+        re.search(where, problem) is not None,
+        "the problem does not name the line",
+        expected=f"'{path}:{line}' or 'line {line}'",
+        observed=_excerpt(problem),
+    )
 
 
 @then(parsers.parse("every problem is one line of at most {limit:d} characters"))
 def then_problems_bounded(conformance: ScenarioContext, limit: int) -> None:
     problems = list(conformance.system.problems())
-    assert problems, "no problem was reported"
+    expect(bool(problems), "no problem was reported", expected="problems", observed="none")
     for problem in problems:
-        assert not {"\n", "\r"} & set(problem), f"a problem spans lines: {problem[:200]!r}"
-        assert len(problem) <= limit, f"a problem has {len(problem)} characters: {problem[:200]!r}"
+        expect(
+            not {"\n", "\r"} & set(problem) and len(problem) <= limit,
+            "a problem is not one short line",
+            expected=f"one line of at most {limit} characters",
+            observed=f"{len(problem)} characters: {_excerpt(problem)}",
+        )
