@@ -120,16 +120,16 @@ Feature: skill-loading
       And the skill `classic` loads with the text `Second line.` and no carriage return
       And the skill `healthy` still loads
 
-  @requirement:the-frontmatter-shall-end-at-the-first-line-that-is-only @delta:baseline @added-by:skill-conformance
-  Rule: The frontmatter SHALL end at the first line that is only `---`
+  @requirement:the-frontmatter-shall-end-at-the-first-line-holding-only-three-dashes @delta:baseline @added-by:skill-conformance
+  Rule: The frontmatter SHALL end at the first line holding only three dashes
     A `SKILL.md` SHALL start with a line that is only `---`, and its frontmatter SHALL end at the next
     line that is only `---` (trailing spaces allowed); everything after that line is the instructions. A
     `---` inside a line SHALL belong to that line's value: splitting the text at every `---` cuts a
     description in two and spills the rest of it into the instructions. A frontmatter that is never
     closed SHALL make the skill refused.
 
-    @id:the-frontmatter-shall-end-at-the-first-line-that-is-only.a-inside-a-value-stays-in-the-value @added-by:skill-conformance
-    Scenario: A `---` inside a value stays in the value
+    @id:the-frontmatter-shall-end-at-the-first-line-holding-only-three-dashes.three-dashes-inside-a-value-stay-in-the-value @added-by:skill-conformance
+    Scenario: Three dashes inside a value stay in the value
       Given a skill `healthy`
       And a skill folder `dashes` whose `SKILL.md` reads
         """
@@ -145,7 +145,7 @@ Feature: skill-loading
       And the skill `dashes` loads with the text `Body of dashes.`
       And the skill `healthy` still loads
 
-    @id:the-frontmatter-shall-end-at-the-first-line-that-is-only.a-frontmatter-that-is-never-closed-is-refused @added-by:skill-conformance
+    @id:the-frontmatter-shall-end-at-the-first-line-holding-only-three-dashes.a-frontmatter-that-is-never-closed-is-refused @added-by:skill-conformance
     Scenario: A frontmatter that is never closed is refused
       Given a skill `healthy`
       And a skill folder `unclosed` whose `SKILL.md` reads
@@ -616,11 +616,13 @@ Feature: skill-loading
         """
       And a skill folder `deep` whose description nests 1000 flow sequences
       And a skill folder `wordy` whose description is 5000 characters long
+      And a skill folder `lengthy` whose name is 5000 characters long
       And a skill folder `piped` whose `SKILL.md` is a named pipe
       When `list_skills` is called
       Then the listed skill names are exactly `healthy`
       And exactly one problem names `laughs/SKILL.md` and `name`
       And exactly one problem names `deep/SKILL.md`
       And exactly one problem names `wordy/SKILL.md` and `description`
+      And exactly one problem names `lengthy/SKILL.md` and `name`
       And exactly one problem names `piped/SKILL.md`
       And every problem is one line of at most 1000 characters

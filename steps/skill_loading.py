@@ -70,6 +70,12 @@ def given_description_of_length(conformance: ScenarioContext, folder: str, lengt
     conformance.world.skill_file_bytes(folder, _frontmatter(folder, f"description: {'d' * length}"))
 
 
+@given(step("a skill folder `{folder:v}` whose name is {length:n} characters long"))
+def given_name_of_length(conformance: ScenarioContext, folder: str, length: int) -> None:
+    data = f"---\nname: {'n' * length}\ndescription: A long name.\n---\nBody.\n".encode()
+    conformance.world.skill_file_bytes(folder, data)
+
+
 @given(step("a skill folder `{folder:v}` whose `SKILL.md` has instructions of {count:n} {unit:w}"))
 def given_instructions_of_size(
     conformance: ScenarioContext, folder: str, count: int, unit: str
