@@ -140,7 +140,8 @@ class Reporting:
         if found is None:
             return None
         verdict = found[1]
-        return verdict.value, verdict.letter, (verdict.prose.upper(), {"red": verdict.bad})
+        colour = "red" if verdict.bad else "green" if verdict is Verdict.PASSED else "yellow"
+        return verdict.value, verdict.letter, (verdict.prose.upper(), {colour: True})
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
