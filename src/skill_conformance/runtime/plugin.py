@@ -150,8 +150,9 @@ def _names(item: pytest.Item) -> tuple[str, str, str | None, Path, int]:
 
     bdd_scenario = importlib.import_module("pytest_bdd.scenario")
     function = getattr(item, "obj", None)
-    registry = getattr(bdd_scenario, "scenario_wrapper_template_registry", {})
+    registry = getattr(bdd_scenario, "scenario_wrapper_template_registry", {})  # pytest-bdd 9
     template = registry.get(function) if function is not None else None
+    template = template or getattr(function, "__scenario__", None)  # pytest-bdd 8
     if template is None:
         return "?", item.name, None, item.path, 0
     rule = template.rule.name if template.rule is not None else None
