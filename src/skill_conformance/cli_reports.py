@@ -72,6 +72,11 @@ def _expectations(args: argparse.Namespace) -> int:
     """Run ``skill-conformance expectations``."""
     try:
         results = load_results(Path(args.source))
+        if results.interrupted:
+            return _error(
+                f"{args.source}: the run was interrupted ({len(results.scenarios)} scenarios "
+                "got a verdict); a baseline needs a complete run"
+            )
         baseline = write_baseline(results, Path(args.out))
     except (ResultsError, ExpectationsError) as error:
         return _error(str(error))

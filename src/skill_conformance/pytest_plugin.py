@@ -4,15 +4,22 @@ It adds the options ``--impl`` and ``--scenario-timeout``, turns the features' `
 tags into ``spec`` markers, reports a scenario that needs an ability the adapter lacks as not
 applicable (with the adapter's reason), classifies every scenario's verdict, and prints a summary
 per capability and requirement at the end of the run.
+
+An interrupt (Ctrl-C, or SIGTERM, which the plugin turns into the same interrupt) stops the run:
+the call in flight is cut short, the scenario in flight gets no verdict, every system and server
+is closed, and ``--conformance-results`` is written marked ``"interrupted": true``.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+import signal
+import threading
 from collections.abc import Callable, Generator, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
+from types import FrameType
 from typing import Protocol
 
 import pytest
@@ -36,6 +43,17 @@ _COLLECTED: dict[str, ScenarioInfo] = {}
 _IMPLEMENTATION = pytest.StashKey[Implementation]()
 _EXPECTATIONS = pytest.StashKey[AppliedExpectations]()
 _HEADER = pytest.StashKey[Header]()
+_SIGTERM_BEFORE = pytest.StashKey[object]()
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised as an interrupt so that the run ends as it does on Ctrl-C."""
+
+
+def _on_sigterm(signum: int, frame: FrameType | None) -> None:
+    # Once: a second SIGTERM during the clean-up must not cut the clean-up short.
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    raise Terminated(f"terminated by signal {signum}")
 
 
 class _JunitXml(Protocol):
@@ -86,6 +104,17 @@ def pytest_configure(config: pytest.Config) -> None:
     ledger = Ledger()
     config.stash[_LEDGER] = ledger
     config.pluginmanager.register(_LedgerRecorder(ledger), "skill-conformance-ledger")
+    if threading.current_thread() is threading.main_thread():
+        before = signal.getsignal(signal.SIGTERM)
+        if before == signal.SIG_DFL:  # leave a handler someone else installed alone
+            config.stash[_SIGTERM_BEFORE] = before
+            signal.signal(signal.SIGTERM, _on_sigterm)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Give SIGTERM back its default action."""
+    if _SIGTERM_BEFORE in config.stash and threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 class _LedgerRecorder:
@@ -244,7 +273,8 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """Put the header into JUnit XML and write ``--conformance-results`` (not in xdist workers)."""
     config = session.config
     ledger = config.stash[_LEDGER]
-    if hasattr(config, "workerinput") or not ledger.verdicts:
+    interrupted = exitstatus == pytest.ExitCode.INTERRUPTED
+    if hasattr(config, "workerinput") or not (ledger.verdicts or interrupted):
         return
     header = header_of(config)
     if header is None:
@@ -256,7 +286,8 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     path: Path | None = config.getoption("--conformance-results")
     if path is not None:
         created = datetime.now(UTC).isoformat(timespec="seconds")
-        write_results(path, Results(header, tuple(ledger.results()), created, int(exitstatus)))
+        results = Results(header, tuple(ledger.results()), created, int(exitstatus), interrupted)
+        write_results(path, results)
 
 
 def _junit_xml(config: pytest.Config) -> _JunitXml | None:
@@ -266,10 +297,13 @@ def _junit_xml(config: pytest.Config) -> _JunitXml | None:
     return config.stash.get(xml_key, None)
 
 
-def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+def pytest_terminal_summary(
+    terminalreporter: pytest.TerminalReporter, exitstatus: pytest.ExitCode
+) -> None:
     """Print the per-capability, per-requirement summary."""
     ledger = terminalreporter.config.stash[_LEDGER]
-    if not ledger.verdicts:
+    interrupted = exitstatus == pytest.ExitCode.INTERRUPTED
+    if not (ledger.verdicts or (interrupted and _COLLECTED)):
         return
     implementation = implementation_of(terminalreporter.config)
     terminalreporter.section(f"skill-conformance: {implementation.name} {implementation.version}")
@@ -283,6 +317,11 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     width = max(80, shutil.get_terminal_size((100, 24)).columns)
     for line in ledger.summary_lines(width):
         terminalreporter.write_line(line)
+    if interrupted:
+        terminalreporter.write_line(
+            f"run interrupted: {len(ledger.verdicts)} of {len(_COLLECTED)} scenarios got a "
+            "verdict; the scenario in flight and those after it were not run"
+        )
 
 
 @pytest.fixture

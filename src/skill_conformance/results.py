@@ -17,6 +17,9 @@ A results file is JSON::
       ]
     }
 
+A run stopped by Ctrl-C or SIGTERM adds ``"interrupted": true`` (and exit status 2): its
+``scenarios`` are only those that ended before the interrupt; the one in flight has no verdict.
+
 ``reason`` is the one-line assertion message of a failed scenario, the error of an errored one,
 and the declared reason of an expected failure or a not-applicable scenario.
 """
@@ -113,6 +116,8 @@ class Results:
     scenarios: tuple[ScenarioResult, ...]
     created: str = ""
     exit_status: int | None = None
+    interrupted: bool = False
+    """The run was stopped (Ctrl-C, SIGTERM): :attr:`scenarios` holds only those that ended."""
 
     def counts(self) -> Counter[str]:
         """How many scenarios got each verdict."""
@@ -131,6 +136,7 @@ class Results:
             },
             "created": self.created,
             "exit_status": self.exit_status,
+            **({"interrupted": True} if self.interrupted else {}),
             "counts": {verdict: counts[verdict] for verdict in VERDICTS if counts[verdict]},
             "scenarios": [
                 {
@@ -200,4 +206,5 @@ def _parse(data: object) -> Results:
         scenarios=tuple(scenarios),
         created=str(data.get("created", "")),
         exit_status=status if isinstance(status, int) else None,
+        interrupted=data.get("interrupted") is True,
     )
