@@ -24,6 +24,7 @@ import pytest
 from skill_conformance import __version__
 from skill_conformance.context import ScenarioContext
 from skill_conformance.loading import AdapterLoadError, load_implementation
+from skill_conformance.options import OptionError, positive_seconds, writable_file
 from skill_conformance.port import Ability, Implementation
 from skill_conformance.spec_tree import spec_digest
 from skill_conformance.verdicts.block import TRACEBACK_OPTION
@@ -40,6 +41,7 @@ _IMPLEMENTATION = pytest.StashKey[Implementation]()
 _EXPECTATIONS = pytest.StashKey[AppliedExpectations]()
 _HEADER = pytest.StashKey[Header]()
 _SIGTERM_HANDLED = pytest.StashKey[bool]()
+_TIMEOUT = pytest.StashKey[float]()
 
 
 class Terminated(KeyboardInterrupt):
@@ -63,8 +65,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     group.addoption(
         "--scenario-timeout",
-        type=float,
-        default=30.0,
+        default="30",
         help="seconds each call into the implementation may take (default 30)",
     )
     group.addoption(
@@ -100,6 +101,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     """Register the suite's marker and the hooks that classify and show the verdicts."""
     config.addinivalue_line("markers", "spec(key, value): a tag of the generated features")
+    _check_options(config)
     reporting = Reporting(
         config, _COLLECTED, lambda: header_of(config), lambda: _expectation_notes(config)
     )
@@ -108,6 +110,19 @@ def pytest_configure(config: pytest.Config) -> None:
     if main and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:  # leave others' handlers
         config.stash[_SIGTERM_HANDLED] = True
         signal.signal(signal.SIGTERM, _on_sigterm)
+
+
+def _check_options(config: pytest.Config) -> None:
+    """Refuse, in one line and before any scenario runs, an option the run could not honour."""
+    try:
+        config.stash[_TIMEOUT] = positive_seconds(
+            "--scenario-timeout", config.getoption("--scenario-timeout")
+        )
+        results: Path | None = config.getoption("--conformance-results")
+        if results is not None and not hasattr(config, "workerinput"):
+            writable_file("--conformance-results", results)
+    except OptionError as error:
+        raise pytest.UsageError(str(error)) from None
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -262,7 +277,7 @@ def conformance(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Scen
     context = ScenarioContext(
         implementation=implementation_of(request.config),
         world=World(tmp_path),
-        timeout=request.config.getoption("--scenario-timeout"),
+        timeout=request.config.stash[_TIMEOUT],
     )
     yield context
     leftovers = context.close()

@@ -225,7 +225,12 @@ class Reporting:
             created = datetime.now(UTC).isoformat(timespec="seconds")
             scenarios = tuple(self.ledger.results())
             results = Results(header, scenarios, created, int(exitstatus), interrupted)
-            write_results(path, results)
+            try:
+                write_results(path, results)
+            except OSError as error:  # checked before the run; the disk can still fill up
+                message = f"--conformance-results: cannot write {path}: {error.strerror or error}"
+                session.config.get_terminal_writer().line(f"ERROR: {message}", red=True)
+                session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
 
 
 class _Step(Protocol):

@@ -156,12 +156,16 @@ def load_results(path: Path) -> Results:
         data = json.loads(path.read_text(encoding="utf-8"))
     except OSError as error:
         raise ResultsError(f"{path}: cannot read: {error.strerror or error}") from error
+    except UnicodeDecodeError as error:
+        raise ResultsError(f"{path}: not UTF-8: byte {error.start} cannot be decoded") from None
     except json.JSONDecodeError as error:
         raise ResultsError(f"{path}: not JSON: {error}") from error
+    except RecursionError:
+        raise ResultsError(f"{path}: not a {FORMAT} file: nested too deeply") from None
     try:
         return _parse(data)
-    except (KeyError, TypeError, ValueError) as error:
-        raise ResultsError(f"{path}: not a {FORMAT} file: {error!r}") from error
+    except (KeyError, TypeError, ValueError, AttributeError) as error:
+        raise ResultsError(f"{path}: not a {FORMAT} file: {error!r:.200}") from error
 
 
 def _parse(data: object) -> Results:
