@@ -161,6 +161,7 @@ class _Parser:
         self.close_requirement()
         self.close_section()
         requirements = self.resolve()
+        self.check_not_empty(requirements)
         capability = Capability(
             name=self.name,
             source=self.path,
@@ -187,6 +188,20 @@ class _Parser:
         if head is not None and self.on_header(head[0], head[1], line):
             return
         self.on_line(line)
+
+    def check_not_empty(self, requirements: tuple[Requirement, ...]) -> None:
+        """A spec must hold a requirement, and each requirement kept a scenario."""
+        if not requirements:
+            self.tolerate(1, "spec has no requirements", "an empty feature is written")
+        for requirement in requirements:
+            if requirement.delta in (Delta.REMOVED, Delta.RENAMED):
+                continue  # kept for traceability, never executable
+            if not any(isinstance(child, Scenario) for child in requirement.children):
+                self.tolerate(
+                    requirement.line,
+                    f'requirement "{requirement.title}" has no scenarios',
+                    "kept without scenarios",
+                )
 
     # -- headers -----------------------------------------------------------
 
@@ -362,7 +377,7 @@ class _Parser:
         self.requirement = None
 
     def finish_scenario(self, block: _ScenarioBlock, req: _RequirementBlock) -> Scenario:
-        body = parse_scenario_body(block.body, self.path)
+        body = parse_scenario_body(block.body, self.path, self.tolerate)
         slug = slugify(block.title)
         if not slug:
             raise self.fail(block.line, f'scenario title "{block.title}" has no letters or digits')
