@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import sys
+import threading
 from pathlib import Path
 
 import yaml
@@ -114,4 +115,19 @@ def test_a_string_allowed_tools_is_written_as_the_string(tmp_path: Path) -> None
     assert _frontmatter(tmp_path / "skills" / "restricted" / "SKILL.md")["allowed-tools"] == (
         "read, list"
     )
+    world.teardown()
+
+
+def test_release_ends_a_read_stuck_on_a_pipe(tmp_path: Path) -> None:
+    world = World(tmp_path)
+    pipe = world.skill_file_pipe("piped")
+    read: list[bytes] = []
+    reader = threading.Thread(target=lambda: read.append(pipe.read_bytes()), daemon=True)
+    reader.start()
+    reader.join(0.5)
+    assert reader.is_alive()  # opening a pipe nobody writes to blocks
+    world.release()
+    reader.join(5.0)
+    assert not reader.is_alive()
+    assert read == [b""]
     world.teardown()

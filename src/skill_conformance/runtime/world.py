@@ -8,6 +8,7 @@ modules it generates are removed from ``sys.path`` and ``sys.modules`` when it i
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -88,6 +89,7 @@ class World:
         self.http_servers: dict[str, str] = {}
         self._module_names: list[str] = []
         self._written: set[str] = set()
+        self._pipes: list[Path] = []
         self._processes: list[subprocess.Popen[bytes]] = []
         for directory in (self.skills_dir, self.modules_dir, self.scratch):
             directory.mkdir(parents=True, exist_ok=True)
@@ -215,6 +217,7 @@ class World:
         """Make ``{folder}/SKILL.md`` a named pipe (FIFO) that nothing ever writes to."""
         path = self._skill_file(folder)
         os.mkfifo(path)
+        self._pipes.append(path)
         return path
 
     def skill_file_link(self, folder: str, target: Path | str) -> Path:
@@ -270,8 +273,21 @@ class World:
         del self.skills[name]
         shutil.rmtree(self.skills_dir / name, ignore_errors=True)
 
+    def release(self) -> None:
+        """Let go of a reader stuck on one of this world's named pipes: it gets end of file.
+
+        An implementation that opens a pipe ``SKILL.md`` for reading waits for a writer; opening
+        it for writing (without blocking) and closing it again ends that wait, so the blocked
+        thread can finish instead of holding up ``close()`` or the end of the run.
+        """
+        for pipe in self._pipes:
+            # ENXIO: no reader is waiting; ENOENT: the pipe is gone.
+            with contextlib.suppress(OSError):
+                os.close(os.open(pipe, os.O_WRONLY | os.O_NONBLOCK))
+
     def teardown(self) -> None:
         """Stop the world's own servers; undo its import path and its modules."""
+        self.release()
         for process in self._processes:
             process.terminate()
             try:
