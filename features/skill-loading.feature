@@ -204,9 +204,12 @@ Feature: skill-loading
   Rule: A skill's name SHALL follow the format, and a name differing from its folder SHALL still load
     A skill's `name` SHALL be 1 to 64 characters, each an ASCII lowercase letter, a digit or a hyphen,
     with no hyphen first, last or next to another; a skill whose name breaks any of these rules SHALL be
-    refused. The format's own rule spells the letters `a-z`, and AgentPool turns every name into the
-    prefix of tool names (`{skill}__tool__{function}`), which model providers restrict to ASCII and to 64
-    characters, so a longer or non-ASCII name cannot be offered at all. A name that differs from its
+    refused. The format sets these rules and spells the letters `a-z`; AgentPool's skill model enforces
+    the length, case and hyphen rules; and a name becomes the prefix of tool names
+    (`{skill}__tool__{function}`), which model providers restrict to ASCII letters, digits, `_` and `-`
+    and bound in length, so a non-ASCII or over-long name could not be offered everywhere. The format's
+    guidance for clients relaxes the length too, but a name is an identifier that every tool name
+    inherits, so this spec keeps the limit. A name that differs from its
     folder's name SHALL still load, under the name it declares, and SHALL be reported: the format asks
     for the two to match, but its guidance for clients and most loaders treat a mismatch as a warning.
     \When two folders declare the same name, exactly one skill of that name SHALL load: the one whose
