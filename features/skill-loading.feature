@@ -441,7 +441,8 @@ Feature: skill-loading
     its skill's folder SHALL make the skill refused without being read, and without blocking start-up
     or shutdown. A `SKILL.md` larger than 1 MiB (1,048,576 bytes), or whose frontmatter is larger than
     64 KiB (65,536 bytes), SHALL be refused without being parsed, in time that does not grow with its
-    size beyond reading the limit. A `SKILL.md` within both limits SHALL load. The instructions the
+    size beyond reading the limit. A size within both limits SHALL NOT be a reason to refuse. The
+    instructions the
     format recommends are a few thousand words and a frontmatter a few lines, so these limits refuse
     nothing real while bounding what one file can cost.
 
@@ -560,8 +561,9 @@ Feature: skill-loading
 
   @requirement:each-refused-skill-shall-be-reported-on-one-short-line-naming-its-file-line-and-field @delta:baseline @added-by:skill-conformance
   Rule: Each refused skill SHALL be reported on one short line naming its file, line and field
-    Every refused skill, and every skill that loads despite a problem (a name differing from its folder,
-    a name another skill also declares), SHALL be reported as exactly one problem. A problem SHALL be a
+    Every refused skill SHALL be reported as exactly one problem, and so SHALL a skill that loads under a
+    name differing from its folder; what else a loaded skill has (an unknown field) MAY be reported
+    too. A problem SHALL be a
     single line of at most 1,000 characters that names the `SKILL.md` file, the line of that file where
     the problem is (when the file was read far enough to know it), and the field at fault. A value
     quoted in a problem SHALL be cut to a short excerpt, so that no input, however large, makes a
