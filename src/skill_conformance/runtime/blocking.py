@@ -3,7 +3,7 @@
 Each scenario gets its own event loop on a private thread, and one task on that loop runs every
 call in order. One task matters: MCP clients enter anyio cancel scopes that must be exited by the
 task that entered them. Every wait is bounded; an implementation that overruns is reported as hung.
-Every call runs under :func:`~skill_conformance.production.production_warnings`, as the
+Every call runs under :func:`~skill_conformance.runtime.production.production_warnings`, as the
 implementation would run in production. :class:`~skill_conformance.port.Unsupported` passes
 through unchanged: the scenario is then not applicable.
 """
@@ -16,7 +16,6 @@ import threading
 from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from typing import Any, TypeVar
 
-from skill_conformance.abilities import operation_needs
 from skill_conformance.port import (
     Ability,
     AgentPath,
@@ -28,7 +27,8 @@ from skill_conformance.port import (
     SkillSystemError,
     Unsupported,
 )
-from skill_conformance.production import production_warnings
+from skill_conformance.runtime.abilities import operation_needs
+from skill_conformance.runtime.production import production_warnings
 
 __all__ = [
     "BlockingSkillSystem",
