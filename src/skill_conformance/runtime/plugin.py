@@ -1,8 +1,9 @@
 """The pytest plugin that runs the generated features against an implementation.
 
 It adds the suite's options, turns the features' ``@key:value`` tags into ``spec`` markers,
-applies the expectations file, reports a scenario that needs an ability the adapter lacks as not
-applicable (with the adapter's reason), and registers :class:`~.verdicts.reporting.Reporting`,
+applies the expectations file, reports a scenario that needs abilities the adapter lacks as not
+applicable (with the adapter's reasons), and so a scenario in which an operation raises
+:class:`~skill_conformance.port.Unsupported`, and registers :class:`~.verdicts.reporting.Reporting`,
 which classifies every scenario's verdict and shows it.
 
 An interrupt (Ctrl-C, or SIGTERM, which the plugin turns into the same interrupt) stops the run:
@@ -15,7 +16,7 @@ from __future__ import annotations
 import os
 import signal
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator, Mapping
 from pathlib import Path
 from types import FrameType
 
@@ -24,7 +25,7 @@ import pytest
 from skill_conformance import __version__
 from skill_conformance.bundled import spec_digest
 from skill_conformance.options import OptionError, positive_seconds, writable_file
-from skill_conformance.port import Ability, Implementation
+from skill_conformance.port import Ability, Implementation, Unsupported
 from skill_conformance.runtime.context import ScenarioContext
 from skill_conformance.runtime.loading import AdapterLoadError, load_implementation
 from skill_conformance.runtime.world import World
@@ -218,22 +219,50 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         config.stash[_EXPECTATIONS] = applied
 
 
+def _needs(item: pytest.Item) -> frozenset[Ability]:
+    """The abilities a scenario's ``@needs`` tags name; an unknown one fails the scenario."""
+    needs = set()
+    for need in _spec_tags(item).get("needs", []):
+        try:
+            needs.add(Ability(need))
+        except ValueError:
+            pytest.fail(f"scenario needs unknown ability {need!r}", pytrace=False)
+    return frozenset(needs)
+
+
+def missing_abilities(needs: frozenset[Ability], unsupported: Mapping[Ability, str]) -> str | None:
+    """Why a scenario needing ``needs`` is not applicable: every lacking ability, with its reason.
+
+    ``None`` when nothing it needs is lacking.
+    """
+    lacking = [ability for ability in Ability if ability in needs and ability in unsupported]
+    if not lacking:
+        return None
+    return "; ".join(f"{ability.value}: {unsupported[ability]}" for ability in lacking)
+
+
 def pytest_runtest_setup(item: pytest.Item) -> None:
     """Skip, as not applicable, a scenario whose needs the implementation lacks."""
-    needs = _spec_tags(item).get("needs", [])
+    needs = _needs(item)
     if not needs:
         return
     implementation = implementation_of(item.config)
     unsupported = dict(implementation.unsupported)
-    if Ability.SYMLINKS.value in needs and not _can_symlink():
+    if Ability.SYMLINKS in needs and not _can_symlink():
         unsupported.setdefault(Ability.SYMLINKS, "this platform cannot create symbolic links")
-    for need in needs:
-        try:
-            ability = Ability(need)
-        except ValueError:
-            pytest.fail(f"scenario needs unknown ability {need!r}", pytrace=False)
-        if ability in unsupported:
-            mark_not_applicable(item, f"{implementation.name}: {unsupported[ability]}")
+    reason = missing_abilities(needs, unsupported)
+    if reason is not None:
+        mark_not_applicable(item, f"{implementation.name}: {reason}")
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
+    """Report a scenario whose implementation raised :class:`Unsupported` as not applicable."""
+    try:
+        return (yield)
+    except Unsupported as unsupported:
+        name = implementation_of(item.config).name
+        mark_not_applicable(item, f"{name}: {unsupported.reason}")
 
 
 def _can_symlink() -> bool:
@@ -279,6 +308,7 @@ def conformance(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Scen
         implementation=implementation_of(request.config),
         world=World(tmp_path),
         timeout=request.config.stash[_TIMEOUT],
+        needs=_needs(request.node) if _spec_tags(request.node).get("id") else None,
     )
     yield context
     leftovers = context.close()
