@@ -178,18 +178,17 @@ def _info(item: pytest.Item) -> ScenarioInfo | None:
         scenario_id=tags["id"][0],
         needs=tuple(tags.get("needs", ())),
         requirement_slug=tags.get("requirement", [""])[0],
-        path=_shown(path, item.config.rootpath),
+        path=path,
         line=line,
     )
 
 
-def _shown(path: Path, root: Path) -> str:
-    """``path`` relative to ``root`` where it lies below it, else whole."""
-    return str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
+def _names(item: pytest.Item) -> tuple[str, str, str | None, str, int]:
+    """The feature's name, the scenario's, its rule's, the feature file and the scenario's line.
 
-
-def _names(item: pytest.Item) -> tuple[str, str, str | None, Path, int]:
-    """The feature's name, the scenario's, its rule's, the feature file and the scenario's line."""
+    The feature file is as Cucumber JSON names it: ``features/skill-tools.feature``, below the
+    features directory's parent, in a checkout and in the installed wheel alike.
+    """
     import importlib
 
     bdd_scenario = importlib.import_module("pytest_bdd.scenario")
@@ -198,10 +197,10 @@ def _names(item: pytest.Item) -> tuple[str, str, str | None, Path, int]:
     template = registry.get(function) if function is not None else None
     template = template or getattr(function, "__scenario__", None)  # pytest-bdd 8
     if template is None:
-        return "?", item.name, None, item.path, 0
+        return "?", item.name, None, item.nodeid.partition("::")[0], 0
     rule = template.rule.name if template.rule is not None else None
     feature = template.feature
-    return feature.name, template.name, rule, Path(feature.filename), template.line_number
+    return feature.name, template.name, rule, feature.rel_filename, template.line_number
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
