@@ -25,6 +25,7 @@ from skill_conformance.loading import AdapterLoadError, load_implementation
 from skill_conformance.port import Ability, Implementation
 from skill_conformance.results import Header, Results, write_results
 from skill_conformance.spec_tree import spec_digest
+from skill_conformance.testing.zygote import Zygote
 from skill_conformance.verdicts import NOT_APPLICABLE, Ledger, ScenarioInfo, verdict_of
 from skill_conformance.world import World
 
@@ -36,6 +37,7 @@ _COLLECTED: dict[str, ScenarioInfo] = {}
 _IMPLEMENTATION = pytest.StashKey[Implementation]()
 _EXPECTATIONS = pytest.StashKey[AppliedExpectations]()
 _HEADER = pytest.StashKey[Header]()
+_ZYGOTE = pytest.StashKey[Zygote]()
 
 
 class _JunitXml(Protocol):
@@ -70,6 +72,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         action="store_true",
         default=False,
         help="apply no expectations file: raw verdicts",
+    )
+    group.addoption(
+        "--no-zygote",
+        action="store_true",
+        default=False,
+        help="start each test MCP server from scratch, importing the mcp SDK, instead of "
+        "forking it from a warm parent (slower; the servers are real processes either way)",
     )
     group.addoption(
         "--conformance-results",
@@ -169,6 +178,31 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         except (AdapterLoadError, ExpectationsError) as error:
             pytest.exit(str(error), returncode=pytest.ExitCode.USAGE_ERROR)
         config.stash[_EXPECTATIONS] = applied
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Start the zygote now when scenarios will run, so that it warms up while the first run."""
+    config = session.config
+    if not config.option.collectonly and any(
+        "conformance" in getattr(item, "fixturenames", ()) for item in session.items
+    ):
+        _zygote_address(config)
+
+
+def _zygote_address(config: pytest.Config) -> str | None:
+    """The address of this process's zygote, started on first use; ``None`` with --no-zygote."""
+    if config.getoption("--no-zygote"):
+        return None
+    if _ZYGOTE not in config.stash:
+        config.stash[_ZYGOTE] = Zygote()
+    return config.stash[_ZYGOTE].address
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Stop the zygote and, with it, any server it still runs."""
+    zygote = config.stash.get(_ZYGOTE, None)
+    if zygote is not None:
+        zygote.stop()
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
@@ -290,7 +324,7 @@ def conformance(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Scen
     """The context of one scenario: its world, its system under test, what steps observed."""
     context = ScenarioContext(
         implementation=implementation_of(request.config),
-        world=World(tmp_path),
+        world=World(tmp_path, zygote=_zygote_address(request.config)),
         timeout=request.config.getoption("--scenario-timeout"),
     )
     yield context
