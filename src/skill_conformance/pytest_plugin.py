@@ -180,13 +180,22 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         config.stash[_EXPECTATIONS] = applied
 
 
-def pytest_collection_finish(session: pytest.Session) -> None:
-    """Start the zygote now when scenarios will run, so that it warms up while the first run."""
+@pytest.hookimpl(trylast=True)
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Start the zygote now when this run is aimed at the scenarios: it warms up meanwhile."""
     config = session.config
-    if not config.option.collectonly and any(
-        "conformance" in getattr(item, "fixturenames", ()) for item in session.items
-    ):
+    if not config.option.collectonly and not _xdist_controller(config) and _aims_at_steps(config):
         _zygote_address(config)
+
+
+def _xdist_controller(config: pytest.Config) -> bool:
+    return bool(getattr(config.option, "numprocesses", None)) and not hasattr(config, "workerinput")
+
+
+def _aims_at_steps(config: pytest.Config) -> bool:
+    """Whether the run's paths (or, without any, its testpaths) include a ``steps`` directory."""
+    paths = config.args or [str(config.rootpath / p) for p in config.getini("testpaths")]
+    return any("steps" in Path(arg.partition("::")[0]).parts for arg in paths)
 
 
 def _zygote_address(config: pytest.Config) -> str | None:
