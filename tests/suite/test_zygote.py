@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from skill_conformance.runtime.world import ServerLog, pid_alive
 from skill_conformance.testing.zygote import Zygote
-from skill_conformance.world import ServerLog, pid_alive
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="the zygote forks")
 
