@@ -202,10 +202,20 @@ def _aims_at_steps(config: pytest.Config) -> bool:
     return any("steps" in Path(arg.partition("::")[0]).parts for arg in paths)
 
 
+ZYGOTE_VARIABLE = "SKILL_CONFORMANCE_ZYGOTE"
+"""Names the address of a zygote that an outer process owns, to be used instead of one's own."""
+
+
 def _zygote_address(config: pytest.Config) -> str | None:
-    """The address of this process's zygote, started on first use; ``None`` with --no-zygote."""
+    """The zygote's address: the outer one, else this run's, started on first use; or ``None``.
+
+    ``None`` (each server imports ``mcp`` itself) with ``--no-zygote``.
+    """
     if config.getoption("--no-zygote"):
         return None
+    outer = os.environ.get(ZYGOTE_VARIABLE)
+    if outer:
+        return outer
     if _ZYGOTE not in config.stash:
         config.stash[_ZYGOTE] = Zygote()
     return config.stash[_ZYGOTE].address

@@ -221,10 +221,12 @@ class Zygote:
     """A zygote process owned by this process; it stops when :meth:`stop` is called or we exit.
 
     The listening socket is bound before the zygote starts, so launchers that connect while it
-    is still importing wait in the backlog rather than miss it.
+    is still importing wait in the backlog rather than miss it. Only the process that started it
+    stops it: a process forked from the owner (mutmut forks one per mutant) leaves it alone.
     """
 
     def __init__(self) -> None:
+        self._owner = os.getpid()
         self._directory = tempfile.mkdtemp(prefix="sc-zygote-")
         self.address = str(Path(self._directory) / "socket")
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -242,6 +244,8 @@ class Zygote:
 
     def stop(self, timeout: float = 5.0) -> None:
         """Close the lifeline; wait for the zygote to stop its servers and exit (bounded)."""
+        if os.getpid() != self._owner:
+            return
         if self._process.stdin is not None and not self._process.stdin.closed:
             self._process.stdin.close()
         try:
