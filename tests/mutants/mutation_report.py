@@ -1,4 +1,4 @@
-"""``make mutation``: mutmut over ``reference/``, judged by the scenarios alone, then with tests."""
+"""``make mutation``: mutmut over ``reference/``, judged by the scenarios alone, then with tests.
 
     uv run python tests/mutants/mutation_report.py [--max-children N]
 
