@@ -5,7 +5,8 @@ go in parallel, ``SC_MUTANT_WORKERS`` at a time, default one per CPU). The run m
 failure (exit status 1, not an internal or usage error), give every scenario a verdict, and fail
 or error at least the scenarios the catalog names for that mutant. By default the mutants not
 marked ``extra`` run, at least one per requirement and per RFC regression (22 runs);
-``SC_ALL_MUTANTS=1`` runs every must-die one.
+``SC_ALL_MUTANTS=1`` runs every must-die one. The runs are ``slow``: ``make ci`` runs them all,
+``make test`` none.
 """
 
 from __future__ import annotations
@@ -112,6 +113,7 @@ class _Progress:
             )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mutant", RUN, ids=lambda m: m.attribute.partition(":")[2])
 def test_mutant_dies_on_the_scenarios_that_should_catch_it(
     mutant: Mutant, mutant_runs: dict[str, Future[SuiteRun]]
