@@ -9,7 +9,7 @@ which classifies every scenario's verdict and shows it.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 
 import pytest
@@ -226,6 +226,32 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     zygote = config.stash.get(_ZYGOTE, None)
     if zygote is not None:
         zygote.stop()
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """Have pytest format a scenario's exception as a plain traceback, unless it will be shown.
+
+    Without ``--scenario-traceback`` nobody reads pytest's own traceback of a scenario: a failure
+    shows the suite's block instead, an expected failure its reason. pytest's default style parses
+    the source file of every frame, once per failure: most of a run's time where many scenarios
+    fail deep inside a large implementation. The plain style reads only the lines it prints.
+    """
+    option = item.config.option
+    if (
+        call.excinfo is None
+        or item.nodeid not in _COLLECTED
+        or item.config.getoption(TRACEBACK_OPTION)
+        or option.tbstyle != "auto"
+    ):
+        return (yield)
+    option.tbstyle = "native"
+    try:
+        return (yield)
+    finally:
+        option.tbstyle = "auto"
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
