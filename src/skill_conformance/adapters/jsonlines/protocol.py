@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from skill_conformance.port import ErrorKind, McpChild, Setup, SkillSystemError
+from skill_conformance.port import ErrorKind, McpChild, Setup, SkillSystemError, Unsupported
 
 __all__ = [
     "HELLO",
@@ -40,6 +40,8 @@ def value_of(op: str, response: Mapping[str, Any]) -> Any:
         if not isinstance(error, dict):
             raise ProtocolError(f"{op}: 'error' must be an object, not {shown(error)}")
         kind, message = str(error.get("kind", "crash")), str(error.get("message", ""))[:_SHOWN]
+        if kind == "unsupported":
+            raise Unsupported(message)
         try:
             port_kind = ErrorKind(kind)
         except ValueError:

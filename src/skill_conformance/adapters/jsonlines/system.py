@@ -95,6 +95,9 @@ class JsonlinesSystem:
             )
         return listings
 
+    async def read_skill_file(self, skill: str, path: str) -> str:  # noqa: D102
+        return str(await self._call("read_skill_file", skill=skill, path=path))
+
     async def resolve_uri(self, uri: str) -> ResolvedSkill:  # noqa: D102
         resolved = object_of("resolve_uri", await self._call("resolve_uri", uri=uri))
         return ResolvedSkill(name=str(resolved["name"]), instructions=str(resolved["instructions"]))
