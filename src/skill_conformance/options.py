@@ -6,7 +6,7 @@ import math
 import os
 from pathlib import Path
 
-__all__ = ["OptionError", "positive_seconds", "writable_file"]
+__all__ = ["OptionError", "positive_seconds", "whole_mib", "writable_file"]
 
 
 class OptionError(ValueError):
@@ -21,6 +21,17 @@ def positive_seconds(option: str, text: object) -> float:
         raise OptionError(f"{option}: {text!s:.80} is not a number of seconds") from None
     if not math.isfinite(value) or value <= 0:
         raise OptionError(f"{option}: {text!s:.80} is not a positive, finite number of seconds")
+    return value
+
+
+def whole_mib(option: str, text: object) -> int:
+    """``text`` as a whole number of MiB, zero or more."""
+    try:
+        value = int(str(text))
+    except ValueError:
+        raise OptionError(f"{option}: {text!s:.80} is not a whole number of MiB") from None
+    if value < 0:
+        raise OptionError(f"{option}: {text!s:.80} is negative; 0 means no bound")
     return value
 
 
