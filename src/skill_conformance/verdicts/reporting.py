@@ -8,6 +8,8 @@
   pytest prints the failed scenarios, this plugin the errored ones, in the same form.
 - JUnit XML names each test case after its scenario, its class after the capability.
 - The summary is printed last, after pytest's short test summary.
+- An interrupted run (Ctrl-C, SIGTERM) says so under the summary, and its results file says
+  ``"interrupted": true``; the scenario in flight gets no verdict.
 """
 
 from __future__ import annotations
@@ -167,7 +169,9 @@ class Reporting:
             node.add_property("verdict", verdict.value)
 
     @pytest.hookimpl(wrapper=True, tryfirst=True)
-    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> Generator[None]:
+    def pytest_terminal_summary(
+        self, terminalreporter: pytest.TerminalReporter, exitstatus: int
+    ) -> Generator[None]:
         """Around pytest's sections: first the errored scenarios, last the suite's summary.
 
         The errored scenarios get blocks as pytest prints the failed ones (ERRORS before
@@ -182,10 +186,10 @@ class Reporting:
         try:
             yield
         finally:  # also when a wrapper inside raises (warnings turned errors at session end)
-            self._print_summary(terminalreporter)
+            self._print_summary(terminalreporter, exitstatus == pytest.ExitCode.INTERRUPTED)
 
-    def _print_summary(self, terminal: pytest.TerminalReporter) -> None:
-        if not self.ledger.verdicts:
+    def _print_summary(self, terminal: pytest.TerminalReporter, interrupted: bool) -> None:
+        if not (self.ledger.verdicts or (interrupted and self.collected)):
             return
         header = self.header()
         title = f"{header.adapter} {header.adapter_version}" if header else "?"
@@ -202,11 +206,17 @@ class Reporting:
             lines.insert(total, disagreement)
         for line in lines:
             terminal.write_line(line)
+        if interrupted:
+            terminal.write_line(
+                f"run interrupted: {len(self.ledger.verdicts)} of {len(self.collected)} "
+                "scenarios got a verdict; the scenario in flight and those after it were not run"
+            )
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         """Put the header into JUnit XML and write ``--conformance-results`` (not in workers)."""
-        if hasattr(self.config, "workerinput") or not self.ledger.verdicts:
+        interrupted = exitstatus == pytest.ExitCode.INTERRUPTED
+        if hasattr(self.config, "workerinput") or not (self.ledger.verdicts or interrupted):
             return
         header = self.header()
         if header is None:
@@ -218,8 +228,14 @@ class Reporting:
         path: Path | None = self.config.getoption("--conformance-results")
         if path is not None:
             created = datetime.now(UTC).isoformat(timespec="seconds")
-            results = Results(header, tuple(self.ledger.results()), created, int(exitstatus))
-            write_results(path, results)
+            scenarios = tuple(self.ledger.results())
+            results = Results(header, scenarios, created, int(exitstatus), interrupted)
+            try:
+                write_results(path, results)
+            except OSError as error:  # checked before the run; the disk can still fill up
+                message = f"--conformance-results: cannot write {path}: {error.strerror or error}"
+                session.config.get_terminal_writer().line(f"ERROR: {message}", red=True)
+                session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
 
 
 class _Step(Protocol):
