@@ -20,7 +20,7 @@ import time
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
-from skill_conformance.cli import main
+from skill_conformance.commands.main import main
 
 
 def _scenario(number: int) -> str:

@@ -6,8 +6,8 @@ import os
 
 from pytest_bdd import given, then, when
 
-from skill_conformance.context import ScenarioContext
 from skill_conformance.port import ErrorKind, McpChild, ToolsChild
+from skill_conformance.runtime.context import ScenarioContext
 from skill_conformance.verdicts import expect
 from steps._parsing import matches_result, step
 

@@ -17,8 +17,8 @@ import pytest
 
 from skill_conformance.adapters.jsonlines import JsonlinesImplementation, ProtocolError
 from skill_conformance.port import Setup, SkillSystemError
-from skill_conformance.runner import ImplementationCrash, ImplementationHang, blocking
-from skill_conformance.world import pid_alive
+from skill_conformance.runtime.blocking import ImplementationCrash, ImplementationHang, blocking
+from skill_conformance.runtime.world import pid_alive
 from tests.porting.porting_helpers import IMPLS
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX process groups")

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from skill_conformance.cli import main
+from skill_conformance.commands.main import main
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from skill_conformance.port import ErrorKind, SkillSystemError
-from skill_conformance.runner import ImplementationCrash, ImplementationHang, blocking
+from skill_conformance.runtime.blocking import ImplementationCrash, ImplementationHang, blocking
 
 
 class _System:

@@ -39,7 +39,7 @@ from skill_conformance.verdicts.ledger import (
 from skill_conformance.verdicts.results import Header, Results, write_results
 from skill_conformance.verdicts.verdict import Verdict
 
-__all__ = ["Reporting", "mark_not_applicable"]
+__all__ = ["Reporting", "counts_note", "mark_not_applicable"]
 
 _NOT_APPLICABLE = pytest.StashKey[str]()
 """On an item the suite skipped as not applicable: the adapter's reason."""
@@ -126,6 +126,8 @@ class Reporting:
             block = failure_block(info, verdict, call.when, step, call.excinfo.value)
             if item.config.getoption(TRACEBACK_OPTION):
                 block += ["", str(report.longrepr)]
+            elif call.when != "teardown":  # JUnit takes the output from the teardown report
+                report.sections = []
             report.longrepr = "\n".join(block)
         return report
 
@@ -140,7 +142,8 @@ class Reporting:
         if found is None:
             return None
         verdict = found[1]
-        return verdict.value, verdict.letter, (verdict.prose.upper(), {"red": verdict.bad})
+        colour = "red" if verdict.bad else "green" if verdict is Verdict.PASSED else "yellow"
+        return verdict.value, verdict.letter, (verdict.prose.upper(), {colour: True})
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
@@ -193,7 +196,7 @@ class Reporting:
             terminal.write_line(line)
         if header is not None:
             terminal.write_line(header.line())
-        disagreement = _disagreement(terminal.stats, self.ledger.counts())
+        disagreement = counts_note(terminal.stats, self.ledger.counts())
         width = max(80, shutil.get_terminal_size((100, 24)).columns)
         lines = self.ledger.summary_lines(width)
         if disagreement:
@@ -246,7 +249,7 @@ def _step_text(step: _Step) -> str:
 _NOT_COUNTED = frozenset({"", "deselected", "warnings"})
 
 
-def _disagreement(stats: Mapping[str, list[object]], counts: Counter[Verdict]) -> str:
+def counts_note(stats: Mapping[str, list[object]], counts: Counter[Verdict]) -> str:
     """Why pytest's closing line counts otherwise than the summary, or ``""`` if it does not."""
     reports = Counter({key: len(found) for key, found in stats.items() if key not in _NOT_COUNTED})
     scenarios = Counter({verdict.value: count for verdict, count in counts.items()})

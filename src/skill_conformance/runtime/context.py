@@ -27,9 +27,9 @@ from skill_conformance.port import (
     SkillSystemError,
     ToolsChild,
 )
-from skill_conformance.runner import BlockingSkillSystem, blocking
+from skill_conformance.runtime.blocking import BlockingSkillSystem, blocking
+from skill_conformance.runtime.world import ServerLog, World, pid_alive
 from skill_conformance.verdicts import Mismatch, expect
-from skill_conformance.world import ServerLog, World, pid_alive
 
 __all__ = ["Outcome", "ScenarioContext"]
 

@@ -22,18 +22,18 @@ from types import FrameType
 import pytest
 
 from skill_conformance import __version__
-from skill_conformance.context import ScenarioContext
-from skill_conformance.loading import AdapterLoadError, load_implementation
+from skill_conformance.bundled import spec_digest
 from skill_conformance.options import OptionError, positive_seconds, writable_file
 from skill_conformance.port import Ability, Implementation
-from skill_conformance.spec_tree import spec_digest
+from skill_conformance.runtime.context import ScenarioContext
+from skill_conformance.runtime.loading import AdapterLoadError, load_implementation
+from skill_conformance.runtime.world import World
 from skill_conformance.verdicts.block import TRACEBACK_OPTION
 from skill_conformance.verdicts.expectations import ExpectationsError
 from skill_conformance.verdicts.expectations_apply import AppliedExpectations, apply_expectations
 from skill_conformance.verdicts.ledger import ScenarioInfo
 from skill_conformance.verdicts.reporting import Reporting, mark_not_applicable
 from skill_conformance.verdicts.results import Header
-from skill_conformance.world import World
 
 _COLLECTED: dict[str, ScenarioInfo] = {}
 """Scenarios collected in this process (under xdist: in this worker)."""
@@ -193,8 +193,9 @@ def _names(item: pytest.Item) -> tuple[str, str, str | None, Path, int]:
 
     bdd_scenario = importlib.import_module("pytest_bdd.scenario")
     function = getattr(item, "obj", None)
-    registry = getattr(bdd_scenario, "scenario_wrapper_template_registry", {})
+    registry = getattr(bdd_scenario, "scenario_wrapper_template_registry", {})  # pytest-bdd 9
     template = registry.get(function) if function is not None else None
+    template = template or getattr(function, "__scenario__", None)  # pytest-bdd 8
     if template is None:
         return "?", item.name, None, item.path, 0
     rule = template.rule.name if template.rule is not None else None

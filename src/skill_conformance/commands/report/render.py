@@ -67,7 +67,11 @@ def render_report(
         *_capabilities(columns, keys, entries),
         _unknown(columns, known),
     ]
-    css = resources.files("skill_conformance.report").joinpath("report.css").read_text("utf-8")
+    css = (
+        resources.files("skill_conformance.commands.report")
+        .joinpath("report.css")
+        .read_text("utf-8")
+    )
     return (
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'

@@ -8,18 +8,18 @@ from pathlib import Path
 from typing import Any
 
 from skill_conformance.atomic import write_atomic
+from skill_conformance.bundled import features_dir, specs_dir
 from skill_conformance.catalogue import load_catalogue, specs_of
-from skill_conformance.gherkin import UsageError
-from skill_conformance.options import OptionError, writable_file
-from skill_conformance.report import build_report
-from skill_conformance.spec_tree import features_dir, specs_dir
-from skill_conformance.trace import (
+from skill_conformance.commands.report import build_report
+from skill_conformance.commands.trace import (
     check_steps,
     coverage_against,
     coverage_lines,
     own_lines,
     requirements_without_scenarios,
 )
+from skill_conformance.gherkin import UsageError
+from skill_conformance.options import OptionError, writable_file
 from skill_conformance.verdicts.baseline import write_baseline
 from skill_conformance.verdicts.expectations import ExpectationsError
 from skill_conformance.verdicts.results import ResultsError, load_results
