@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import argparse
 import math
 import os
 from pathlib import Path
 
-__all__ = ["OptionError", "positive_seconds", "writable_file"]
+__all__ = ["OptionError", "positive_seconds", "seconds_argument", "writable_file"]
 
 
 class OptionError(ValueError):
@@ -22,6 +23,14 @@ def positive_seconds(option: str, text: object) -> float:
     if not math.isfinite(value) or value <= 0:
         raise OptionError(f"{option}: {text!s:.80} is not a positive, finite number of seconds")
     return value
+
+
+def seconds_argument(text: str) -> float:
+    """An argparse ``type``: :func:`positive_seconds`, refused as argparse refuses a value."""
+    try:
+        return positive_seconds("value", text)
+    except OptionError as error:
+        raise argparse.ArgumentTypeError(str(error).removeprefix("value: ")) from None
 
 
 def writable_file(option: str, path: Path) -> Path:

@@ -114,3 +114,13 @@ def test_a_bad_expectations_file_is_one_line(
     deep.write_text("x = " + "[" * 100_000 + "]" * 100_000 + "\n")
     assert main(["expectations", "--from", str(source), "--out", str(deep)]) == 2
     assert str(deep) in _one_error_line(capsys.readouterr().err)
+
+
+@pytest.mark.parametrize("value", ["0", "nan", "inf", "-3"])
+def test_smoke_refuses_a_timeout_that_is_not_a_positive_finite_number(
+    capsys: pytest.CaptureFixture[str], value: str
+) -> None:
+    assert main(["smoke", "--timeout", value]) == 2
+    line = _one_error_line(capsys.readouterr().err)
+    assert "--timeout" in line
+    assert value in line
