@@ -16,7 +16,9 @@ Each ``--binary-skill NAME`` is such a resource served as bytes (a blob): the sa
 then one byte that is not UTF-8 (``0xff``).
 
 ``--http PORT`` serves streamable HTTP on ``http://127.0.0.1:PORT/mcp`` instead of stdio; with
-``--require-header NAME=VALUE`` every request lacking that header is refused with status 401.
+``--require-header NAME=VALUE`` every request lacking that header is refused with status 401. An
+HTTP server has no stdin to lose, so it stops by itself when its parent process is gone (even
+killed with SIGKILL), instead of outliving the run that started it.
 
 ``--mode`` makes it misbehave on purpose: ``crash`` exits before serving, ``hang`` never answers.
 """
@@ -28,6 +30,7 @@ import json
 import os
 import signal
 import sys
+import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -117,8 +120,22 @@ class _RequireHeader:
         await self.app(scope, receive, send)
 
 
+def _stop_when_orphaned(interval: float = 0.2) -> None:
+    """SIGTERM this process as soon as its parent is gone (checked on a daemon thread)."""
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(interval)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    threading.Thread(target=watch, name="orphan-watch", daemon=True).start()
+
+
 def _serve_http(server: FastMCP, port: int, header: str | None) -> None:
     import uvicorn
+
+    _stop_when_orphaned()
 
     app: ASGIApp = server.streamable_http_app()
     if header is not None:
