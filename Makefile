@@ -66,6 +66,23 @@ mutation: sync ## mutmut over reference/ (killed by steps + tests/reference): ki
 		|| { tail -c 2000 build/mutmut.log; echo; echo 'make mutation: mutmut itself failed (build/mutmut.log)' >&2; exit 1; }
 	$(UV) run --frozen python tests/mutants/mutation_report.py
 
+THIRD_PARTY := agno deepagents pydantic-ai-skills
+THIRD_PARTY_VENVS := $(THIRD_PARTY:%=build/venvs/%/.built)
+
+build/venvs/%/.built: thirdparty/%.txt thirdparty/venv.sh pyproject.toml | sync
+	UV=$(UV) thirdparty/venv.sh $* .venv/bin/python
+
+.PHONY: venvs
+venvs: $(THIRD_PARTY_VENVS) ## One venv per third-party implementation (thirdparty/NAME.txt) with the suite
+
+.PHONY: matrix
+matrix: sync $(THIRD_PARTY_VENVS) ## Every implementation into build/matrix/ (+REAL_PYTHON=venv python...), report index.html
+	rm -rf build/matrix
+	$(UV) run --frozen python -m skill_conformance.matrix --out build/matrix \
+		--run reference=.venv/bin/python \
+		$(foreach p,$(REAL_PYTHON),--run agentpool=$(p)) \
+		$(foreach n,$(THIRD_PARTY),--run $(n)=build/venvs/$(n)/bin/python)
+
 .PHONY: help
 help: ## List the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'

@@ -78,7 +78,7 @@ class ScriptedModel(Model):
     provider: str = "skill-conformance"
     script: ToolScript = field(default_factory=ToolScript)
 
-    async def ainvoke(  # type: ignore[override]
+    async def ainvoke(
         self,
         messages: list[Any],
         assistant_message: Any,
@@ -116,10 +116,10 @@ class ScriptedModel(Model):
         raise NotImplementedError("the scripted model does not stream")
 
     def _parse_provider_response(self, response: Any, **kwargs: Any) -> ModelResponse:
-        return response  # type: ignore[no-any-return]
+        return response
 
     def _parse_provider_response_delta(self, response: Any) -> ModelResponse:
-        return response  # type: ignore[no-any-return]
+        return response
 
 
 class AgnoImplementation:

@@ -21,6 +21,7 @@ from langchain_core.messages import AIMessage, BaseMessage, SystemMessage, ToolM
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.tools import StructuredTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
+from pydantic import ConfigDict
 
 from skill_conformance.adapters.thirdparty.common import (
     ProblemLog,
@@ -82,7 +83,7 @@ class ScriptedChatModel(BaseChatModel):
 
     script: ToolScript
 
-    model_config = {"arbitrary_types_allowed": True}
+    model_config = ConfigDict(arbitrary_types_allowed=True)
 
     @property
     def _llm_type(self) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 from html import unescape
+
 from skill_conformance.port import SkillListing
 
 __all__ = [
@@ -70,7 +71,9 @@ def xml_skill_list(prompt: str | None) -> list[SkillListing]:
     ]
 
 
-_WARNINGS_BLOCK = re.compile(r"<skill_load_warnings>\n(?P<body>.*?)\n</skill_load_warnings>", re.DOTALL)
+_WARNINGS_BLOCK = re.compile(
+    r"<skill_load_warnings>\n(?P<body>.*?)\n</skill_load_warnings>", re.DOTALL
+)
 
 
 def skill_load_warnings(prompt: str | None) -> list[str]:

@@ -14,6 +14,7 @@ the problems, one line each.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+
 from pydantic_ai import Agent, Tool
 from pydantic_ai.toolsets import FunctionToolset
 from pydantic_ai_skills import SkillsCapability
@@ -144,7 +145,7 @@ class PydanticAiSkillsSystem:
         return str(script.result)
 
     async def rebuild(self) -> None:
-        """A new ``SkillsCapability`` over the same directory, as its docs say to pick up changes."""
+        """A new ``SkillsCapability`` over the directory: its docs' way to pick up changes."""
         await self.start()
 
     def problems(self) -> Sequence[str]:  # noqa: D102
