@@ -125,7 +125,7 @@ def given_empty_allowed_tools(conformance: ScenarioContext, skill: str) -> None:
 # -- children of the skill manager -----
 
 
-@given(step("a non-skill child providing the tool `{tool:v}`"))
+@given(step("a tool `{tool:v}` that belongs to no skill"))
 def given_tools_child(conformance: ScenarioContext, tool: str) -> None:
     conformance.children.append(
         ToolsChild(label=f"child-{len(conformance.children)}", tools=(tool,))
@@ -234,3 +234,13 @@ def then_fails_naming(conformance: ScenarioContext, kind: str, name: str) -> Non
 def then_nothing_contains(conformance: ScenarioContext, text: str) -> None:
     leaked = [found for found in conformance.last_outcome().texts() if text in found]
     assert not leaked, f"{text!r} reached the caller: {leaked}"
+
+
+@then("no result or error reveals a host path")
+def then_no_host_path(conformance: ScenarioContext) -> None:
+    """Neither the scenario's directory (which holds the skills) nor any path below it."""
+    roots = {str(conformance.world.root), str(conformance.world.root.resolve())}
+    leaked = [
+        found for found in conformance.last_outcome().texts() if any(r in found for r in roots)
+    ]
+    assert not leaked, f"a path of the host ({sorted(roots)[0]}) reached the caller: {leaked}"

@@ -3,6 +3,10 @@
 Steps never hold an implementation themselves: they describe the world, then ask
 :class:`ScenarioContext` for the system, which is opened and started on first use, after the
 skills described so far have been written to disk.
+
+The context also checks the scenario's ``@needs`` tags (:mod:`skill_conformance.abilities`):
+the world it writes, each operation it calls and each kind of result it checks must rely only on
+abilities the scenario is tagged with.
 """
 
 from __future__ import annotations
@@ -16,7 +20,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
+from skill_conformance.abilities import UntaggedAbility, world_needs
 from skill_conformance.port import (
+    Ability,
     AgentPath,
     ErrorKind,
     Implementation,
@@ -27,6 +33,7 @@ from skill_conformance.port import (
     SkillSystemError,
     ToolsChild,
 )
+from skill_conformance.production import production_warnings
 from skill_conformance.runner import BlockingSkillSystem, blocking
 from skill_conformance.world import ServerLog, World, pid_alive
 
@@ -63,6 +70,10 @@ class ScenarioContext:
     run: RunRecord | None = None
     listing: list[SkillListing] | None = None
     runs: int = 0
+    loaded: str | None = None
+    """What the last ``load_skill`` call of the scenario asked for (None after other reads)."""
+    needs: frozenset[Ability] | None = None
+    """The abilities the scenario's tags name; ``None`` checks nothing."""
     _system: BlockingSkillSystem | None = None
     _entered: bool = False
     _tools: list[str] | None = None
@@ -73,10 +84,32 @@ class ScenarioContext:
         """Whether the system has been opened and started."""
         return self._system is not None
 
+    def uses(self, ability: Ability, why: str) -> None:
+        """Note that the scenario relies on ``ability`` (because ``why``); it must be tagged so.
+
+        Raises:
+            UntaggedAbility: The scenario's ``@needs`` tags do not name ``ability``.
+
+        """
+        if self.needs is not None and ability not in self.needs:
+            raise UntaggedAbility(
+                f"the scenario relies on {ability.value} ({why}) but is not tagged "
+                f"@needs:{ability.value}"
+            )
+
+    def _guard(self, operation: str, needs: frozenset[Ability]) -> None:
+        for ability in sorted(needs):
+            self.uses(ability, f"it calls {operation}")
+
+    def _check_world(self) -> None:
+        for ability, why in world_needs(self.world, self.children).items():
+            self.uses(ability, why)
+
     @property
     def system(self) -> BlockingSkillSystem:
         """The system under test, opened and started on first use."""
         if self._system is None:
+            self._check_world()
             self.world.write()
             setup = Setup(
                 skills_dir=self.world.skills_dir,
@@ -84,7 +117,9 @@ class ScenarioContext:
                 skills_tools_provider=self.skills_tools_provider,
                 workdir=self.world.scratch,
             )
-            system = blocking(self.implementation.open(setup), self.timeout)
+            with production_warnings():
+                opened = self.implementation.open(setup)
+            system = blocking(opened, self.timeout, self._guard)
             self._system = system
             system.start()
         return self._system
@@ -95,6 +130,7 @@ class ScenarioContext:
 
     def rebuild(self) -> None:
         """Write the skills as now described and have the pool rebuild them."""
+        self._check_world()
         self.world.write()
         self.system.rebuild()
         self._tools = None
@@ -154,6 +190,7 @@ class ScenarioContext:
 
     def expect_error(self, kind: ErrorKind) -> SkillSystemError:
         """The error of the last call, which must have failed with ``kind``."""
+        self.uses(Ability.ERROR_KINDS, f"it expects a {kind} error")
         outcome = self.last_outcome()
         assert outcome.error is not None, f"the call did not fail; it returned {outcome.value!r}"
         assert outcome.error.kind == kind, f"the call failed with {outcome.error}, not {kind}"

@@ -2,15 +2,16 @@
 
 It adds the options ``--impl`` and ``--scenario-timeout``, turns the features' ``@key:value``
 tags into ``spec`` markers, reports a scenario that needs an ability the adapter lacks as not
-applicable (with the adapter's reason), classifies every scenario's verdict, and prints a summary
-per capability and requirement at the end of the run.
+applicable (with the adapter's reasons), and so a scenario in which an operation raises
+:class:`~skill_conformance.port.Unsupported`, classifies every scenario's verdict, and prints a
+summary per capability and requirement at the end of the run.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Generator, Iterator, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Protocol
@@ -22,7 +23,7 @@ from skill_conformance.context import ScenarioContext
 from skill_conformance.expectations import ExpectationsError
 from skill_conformance.expectations_apply import AppliedExpectations, apply_expectations
 from skill_conformance.loading import AdapterLoadError, load_implementation
-from skill_conformance.port import Ability, Implementation
+from skill_conformance.port import Ability, Implementation, Unsupported
 from skill_conformance.results import Header, Results, write_results
 from skill_conformance.spec_tree import spec_digest
 from skill_conformance.verdicts import NOT_APPLICABLE, Ledger, ScenarioInfo, verdict_of
@@ -171,22 +172,50 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         config.stash[_EXPECTATIONS] = applied
 
 
+def _needs(item: pytest.Item) -> frozenset[Ability]:
+    """The abilities a scenario's ``@needs`` tags name; an unknown one fails the scenario."""
+    needs = set()
+    for need in _spec_tags(item).get("needs", []):
+        try:
+            needs.add(Ability(need))
+        except ValueError:
+            pytest.fail(f"scenario needs unknown ability {need!r}", pytrace=False)
+    return frozenset(needs)
+
+
+def missing_abilities(needs: frozenset[Ability], unsupported: Mapping[Ability, str]) -> str | None:
+    """Why a scenario needing ``needs`` is not applicable: every lacking ability, with its reason.
+
+    ``None`` when nothing it needs is lacking.
+    """
+    lacking = [ability for ability in Ability if ability in needs and ability in unsupported]
+    if not lacking:
+        return None
+    return "; ".join(f"{ability.value}: {unsupported[ability]}" for ability in lacking)
+
+
 def pytest_runtest_setup(item: pytest.Item) -> None:
     """Skip, as not applicable, a scenario whose needs the implementation lacks."""
-    needs = _spec_tags(item).get("needs", [])
+    needs = _needs(item)
     if not needs:
         return
     implementation = implementation_of(item.config)
     unsupported = dict(implementation.unsupported)
-    if Ability.SYMLINKS.value in needs and not _can_symlink():
+    if Ability.SYMLINKS in needs and not _can_symlink():
         unsupported.setdefault(Ability.SYMLINKS, "this platform cannot create symbolic links")
-    for need in needs:
-        try:
-            ability = Ability(need)
-        except ValueError:
-            pytest.fail(f"scenario needs unknown ability {need!r}", pytrace=False)
-        if ability in unsupported:
-            pytest.skip(f"{NOT_APPLICABLE}: {implementation.name}: {unsupported[ability]}")
+    reason = missing_abilities(needs, unsupported)
+    if reason is not None:
+        pytest.skip(f"{NOT_APPLICABLE}: {implementation.name}: {reason}")
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
+    """Report a scenario whose implementation raised :class:`Unsupported` as not applicable."""
+    try:
+        return (yield)
+    except Unsupported as unsupported:
+        name = implementation_of(item.config).name
+        pytest.skip(f"{NOT_APPLICABLE}: {name}: {unsupported.reason}")
 
 
 def _can_symlink() -> bool:
@@ -292,6 +321,7 @@ def conformance(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Scen
         implementation=implementation_of(request.config),
         world=World(tmp_path),
         timeout=request.config.getoption("--scenario-timeout"),
+        needs=_needs(request.node) if _spec_tags(request.node).get("id") else None,
     )
     yield context
     leftovers = context.close()

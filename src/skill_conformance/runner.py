@@ -3,6 +3,9 @@
 Each scenario gets its own event loop on a private thread, and one task on that loop runs every
 call in order. One task matters: MCP clients enter anyio cancel scopes that must be exited by the
 task that entered them. Every wait is bounded; an implementation that overruns is reported as hung.
+Every call runs under :func:`~skill_conformance.production.production_warnings`, as the
+implementation would run in production. :class:`~skill_conformance.port.Unsupported` passes
+through unchanged: the scenario is then not applicable.
 """
 
 from __future__ import annotations
@@ -10,10 +13,12 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import threading
-from collections.abc import Awaitable, Coroutine, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from typing import Any, TypeVar
 
+from skill_conformance.abilities import operation_needs
 from skill_conformance.port import (
+    Ability,
     AgentPath,
     AsyncSkillSystem,
     ResolvedSkill,
@@ -21,7 +26,9 @@ from skill_conformance.port import (
     Scope,
     SkillListing,
     SkillSystemError,
+    Unsupported,
 )
+from skill_conformance.production import production_warnings
 
 __all__ = [
     "BlockingSkillSystem",
@@ -32,6 +39,9 @@ __all__ = [
 ]
 
 T = TypeVar("T")
+
+Guard = Callable[[str, frozenset[Ability]], None]
+"""Told an operation's name and the abilities it relies on, before the call; raises to refuse."""
 
 _GRACE = 5.0
 """Seconds the caller waits past the in-loop timeout before declaring the loop itself stuck."""
@@ -146,15 +156,24 @@ class _Timeout(Exception):
 class BlockingSkillSystem:
     """The synchronous :class:`~skill_conformance.port.SkillSystem` over an async one."""
 
-    def __init__(self, system: AsyncSkillSystem, timeout: float) -> None:
+    def __init__(
+        self, system: AsyncSkillSystem, timeout: float, guard: Guard | None = None
+    ) -> None:
         self._system = system
         self._timeout = timeout
+        self._guard = guard
         self._actor = _Actor()
+
+    def _needs(self, operation: str, *arguments: object) -> None:
+        """Tell the guard which abilities this call relies on, before it is made."""
+        if self._guard is not None:
+            self._guard(operation, operation_needs(operation, *arguments))
 
     def _run(self, operation: str, coroutine: Coroutine[Any, Any, T]) -> T:
         try:
-            return self._actor.call(coroutine, self._timeout)
-        except SkillSystemError:
+            with production_warnings():
+                return self._actor.call(coroutine, self._timeout)
+        except (SkillSystemError, Unsupported):
             raise
         except (_Timeout, concurrent.futures.TimeoutError):
             raise ImplementationHang(operation, self._timeout) from None
@@ -176,6 +195,7 @@ class BlockingSkillSystem:
         return _expect("run_tool", record, ok, "a RunRecord")
 
     def load_skill(self, skill: str, arguments: str | None = None) -> str:  # noqa: D102
+        self._needs("load_skill", skill, arguments)
         text = self._run("load_skill", self._system.load_skill(skill, arguments))
         return _expect("load_skill", text, isinstance(text, str), "a str")
 
@@ -184,37 +204,53 @@ class BlockingSkillSystem:
         ok = _sequence_of(listing, SkillListing)
         return _expect("list_skills", listing, ok, "a sequence of SkillListing")
 
+    def read_skill_file(self, skill: str, path: str) -> str:  # noqa: D102
+        self._needs("read_skill_file")
+        text = self._run("read_skill_file", self._system.read_skill_file(skill, path))
+        return _expect("read_skill_file", text, isinstance(text, str), "a str")
+
     def resolve_uri(self, uri: str) -> ResolvedSkill:  # noqa: D102
+        self._needs("resolve_uri")
         resolved = self._run("resolve_uri", self._system.resolve_uri(uri))
         return _expect(
             "resolve_uri", resolved, isinstance(resolved, ResolvedSkill), "a ResolvedSkill"
         )
 
     def registry_skill_names(self, scope: Scope) -> Sequence[str]:  # noqa: D102
+        self._needs("registry_skill_names")
         names = self._run("registry_skill_names", self._system.registry_skill_names(scope))
         ok = _sequence_of(names, str)
         return _expect("registry_skill_names", names, ok, "a sequence of str")
 
     def rebuild(self) -> None:  # noqa: D102
+        self._needs("rebuild")
         self._run("rebuild", self._system.rebuild())
 
     def enter(self) -> None:  # noqa: D102
+        self._needs("enter")
         self._run("enter", self._system.enter())
 
     def exit(self) -> None:  # noqa: D102
+        self._needs("exit")
         self._run("exit", self._system.exit())
 
     def agent_tool_names(self, path: AgentPath) -> Sequence[str]:  # noqa: D102
+        self._needs("agent_tool_names", path)
         names = self._run("agent_tool_names", self._system.agent_tool_names(path))
         return _expect("agent_tool_names", names, _sequence_of(names, str), "a sequence of str")
 
     def agent_load_skill(self, path: AgentPath, skill: str) -> str:  # noqa: D102
+        self._needs("agent_load_skill", path, skill)
         text = self._run("agent_load_skill", self._system.agent_load_skill(path, skill))
         return _expect("agent_load_skill", text, isinstance(text, str), "a str")
 
     def problems(self) -> Sequence[str]:  # noqa: D102
+        self._needs("problems")
         try:
-            problems = self._system.problems()
+            with production_warnings():
+                problems = self._system.problems()
+        except Unsupported:
+            raise
         except Exception as error:
             raise ImplementationCrash("problems", error) from error
         return list(_expect("problems", problems, _sequence_of(problems, str), "a sequence of str"))
@@ -227,6 +263,11 @@ class BlockingSkillSystem:
             self._actor.stop()
 
 
-def blocking(system: AsyncSkillSystem, timeout: float = 30.0) -> BlockingSkillSystem:
-    """Wrap ``system`` so that each call blocks until done, for at most ``timeout`` seconds."""
-    return BlockingSkillSystem(system, timeout)
+def blocking(
+    system: AsyncSkillSystem, timeout: float = 30.0, guard: Guard | None = None
+) -> BlockingSkillSystem:
+    """Wrap ``system`` so that each call blocks until done, for at most ``timeout`` seconds.
+
+    ``guard``, if given, is told before each call the abilities it relies on, and may refuse it.
+    """
+    return BlockingSkillSystem(system, timeout, guard)

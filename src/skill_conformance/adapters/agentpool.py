@@ -9,6 +9,8 @@ pool's own MCP servers), enters it (the pool's start-up path), and asks what the
 - ``skill://`` URIs: the pool's ``skill_resolver`` over its extension registry;
 - rebuild: ``pool.skills.refresh()`` then the pool's ``_rebuild_skill_capabilities``;
 - ``load_skill``/``list_skills``: the real tools, with a real ``AgentContext`` on the pool;
+- reading a skill's file: the real ``load_skill`` with ``skill://{skill}/{path}``, the one way
+  production serves a skill's file to an agent (its reader has no public entry of its own);
 - agent paths: a child session created through the pool's session controller (a parent session,
   then a session naming it as parent, so the factory's child path runs), and a standalone agent
   built from its config and given the pool's providers by the factory's
@@ -38,6 +40,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, TypeVar
+from urllib.parse import quote
 
 from skill_conformance.adapters.scripted_model import Script
 from skill_conformance.port import (
@@ -63,6 +66,7 @@ __all__ = [
     "not_installed_message",
     "parse_listing",
     "scope_keywords",
+    "skill_file_uri",
     "source_revision",
     "unsupported_for",
     "version_label",
@@ -176,6 +180,15 @@ def unsupported_for(flavour: str) -> dict[Ability, str]:
     if flavour not in FLAVOURS:
         raise ValueError(f"unknown flavour {flavour!r}")
     return {}
+
+
+def skill_file_uri(skill: str, path: str) -> str:
+    """The ``skill://`` URI through which the real ``load_skill`` reads ``path`` of ``skill``.
+
+    The path is percent-encoded (``/`` kept), so that the real parser's one decoding gives it
+    back exactly as given.
+    """
+    return f"skill://{quote(skill, safe='')}/{quote(path, safe='/')}"
 
 
 def not_installed_message(executable: str) -> str:
@@ -475,6 +488,9 @@ class AgentpoolSystem:
 
     async def list_skills(self) -> Sequence[SkillListing]:  # noqa: D102
         return parse_listing(str(await self._guard(self._skill_tool("list_skills", {}))))
+
+    async def read_skill_file(self, skill: str, path: str) -> str:  # noqa: D102
+        return await self.load_skill(skill_file_uri(skill, path))
 
     # -- registry, rebuild, lifecycle ------------------------------------------------------------
 

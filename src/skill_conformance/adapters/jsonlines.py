@@ -41,6 +41,7 @@ from skill_conformance.port import (
     Setup,
     SkillListing,
     SkillSystemError,
+    Unsupported,
 )
 
 __all__ = [
@@ -283,6 +284,8 @@ def _value(op: str, response: Mapping[str, Any]) -> Any:
         if not isinstance(error, dict):
             raise ProtocolError(f"{op}: 'error' must be an object, not {error!r}")
         kind, message = str(error.get("kind", "crash")), str(error.get("message", ""))
+        if kind == "unsupported":
+            raise Unsupported(message)
         try:
             port_kind = ErrorKind(kind)
         except ValueError:
@@ -388,6 +391,9 @@ class JsonlinesSystem:
                 )
             )
         return listings
+
+    async def read_skill_file(self, skill: str, path: str) -> str:  # noqa: D102
+        return str(await self._call("read_skill_file", skill=skill, path=path))
 
     async def resolve_uri(self, uri: str) -> ResolvedSkill:  # noqa: D102
         resolved = _object("resolve_uri", await self._call("resolve_uri", uri=uri))
