@@ -66,13 +66,12 @@ def badge_summary(results: Mapping[str, object]) -> dict[str, object]:
     assert isinstance(header, dict), "a results document has a header"
     assert isinstance(counts, dict), "a results document's counts are an object"
     adapter = header["adapter"]
-    scenarios = results.get("scenarios", [])
     return {
         "implementation": adapter["name"],
         "version": adapter["version"],
         "suite_version": header["suite_version"],
         "spec_digest": header["spec_digest"],
-        "total": len(scenarios) if isinstance(scenarios, list) else sum(counts.values()),
+        "total": sum(counts.values()),
         "passed": counts.get("passed", 0),
         "failed": counts.get("failed", 0) + counts.get("expected-failure", 0),
         "errored": counts.get("errored", 0),

@@ -87,9 +87,12 @@ class Script:
                 self.result = part.model_response()
                 self.refused = True
                 after = []
-            elif after is not None and isinstance(part, UserPromptPart | TextPart):
-                if isinstance(part.content, str):
-                    after.append(part.content)
+            elif (
+                after is not None
+                and isinstance(part, UserPromptPart | TextPart)
+                and isinstance(part.content, str)
+            ):
+                after.append(part.content)
         if after is not None:
             self.followed = tuple(after)
 
