@@ -6,6 +6,7 @@ from pytest_bdd import given, then, when
 
 from skill_conformance.context import ScenarioContext
 from skill_conformance.port import Ability, SkillListing
+from skill_conformance.verdicts import expect
 from steps._parsing import step
 
 
@@ -47,11 +48,15 @@ def when_file_read_absolute(conformance: ScenarioContext, skill: str, name: str)
 @then(step("the text contains `{text:v}`"))
 def then_text_contains(conformance: ScenarioContext, text: str) -> None:
     value = conformance.expect_value()
-    assert isinstance(value, str), f"the call returned {type(value).__name__}, not text"
     loaded = conformance.loaded
     if loaded and not loaded.startswith("skill://") and _only_in_files(conformance, text):
         conformance.uses(Ability.INLINE_REFERENCES, f"a bare-name load must hold {text!r}")
-    assert text in value, f"{text!r} is not in the text:\n{value}"
+    expect(
+        isinstance(value, str) and text in value,
+        f"{text!r} is not in the text",
+        expected=f"a text containing {text!r}",
+        observed=repr(value),
+    )
 
 
 def _only_in_files(conformance: ScenarioContext, text: str) -> bool:
@@ -73,32 +78,54 @@ def _listing(conformance: ScenarioContext) -> list[SkillListing]:
 
 def _entry(conformance: ScenarioContext, name: str) -> SkillListing:
     entries = [entry for entry in _listing(conformance) if entry.name == name]
-    assert len(entries) == 1, f"list_skills has {len(entries)} entries named {name!r}"
+    expect(
+        len(entries) == 1,
+        f"list_skills has {len(entries)} entries named {name!r}",
+        expected=f"one entry named {name!r}",
+        observed=f"{_listing(conformance)}",
+    )
     return entries[0]
 
 
 @then(step("the listed skill names are exactly {names:vs}"))
 def then_listed_exactly(conformance: ScenarioContext, names: list[str]) -> None:
     listed = sorted(entry.name for entry in _listing(conformance))
-    assert listed == sorted(names), f"list_skills lists {listed}, expected {sorted(names)}"
+    expect(
+        listed == sorted(names),
+        "list_skills does not list exactly the skills the scenario names",
+        expected=f"exactly {sorted(names)}",
+        observed=f"list_skills lists {listed}",
+    )
 
 
 @then("every listed skill has a name, a description and a source")
 def then_listed_complete(conformance: ScenarioContext) -> None:
     conformance.uses(Ability.LISTING_SOURCE, "it checks each listed skill's source")
     incomplete = [e for e in _listing(conformance) if not (e.name and e.description and e.source)]
-    assert not incomplete, f"entries lacking a name, description or source: {incomplete}"
+    expect(
+        not incomplete,
+        "some entries lack a name, a description or a source",
+        expected="every entry with a name, a description and a source",
+        observed=f"{incomplete}",
+    )
 
 
 @then(step("the listed skill `{name:v}` has the source `{source:v}`"))
 def then_listed_source(conformance: ScenarioContext, name: str, source: str) -> None:
     conformance.uses(Ability.LISTING_SOURCE, "it checks a listed skill's source")
     entry = _entry(conformance, name)
-    assert entry.source == source, f"{name!r} has the source {entry.source!r}"
+    expect(
+        entry.source == source,
+        f"{name!r} has another source",
+        expected=repr(source),
+        observed=repr(entry.source),
+    )
 
 
 @then(step("the listed skill `{name:v}` has the URI `{uri:v}`"))
 def then_listed_uri(conformance: ScenarioContext, name: str, uri: str) -> None:
     conformance.uses(Ability.LISTING_SOURCE, "it checks a listed skill's URI")
     entry = _entry(conformance, name)
-    assert entry.uri == uri, f"{name!r} has the URI {entry.uri!r}"
+    expect(
+        entry.uri == uri, f"{name!r} has another URI", expected=repr(uri), observed=repr(entry.uri)
+    )
