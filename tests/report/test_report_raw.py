@@ -11,7 +11,9 @@ from skill_conformance.verdicts.results import Results, ScenarioResult, load_res
 from skill_conformance.verdicts.verdict import Verdict
 
 
-def _result(index: int, verdict: Verdict, raw: Verdict | None, observed: str = "") -> ScenarioResult:
+def _result(
+    index: int, verdict: Verdict, raw: Verdict | None, observed: str = ""
+) -> ScenarioResult:
     entry = ENTRIES[index]
     reason = "known: listed" if verdict is Verdict.EXPECTED_FAILURE else ""
     return ScenarioResult(
