@@ -123,9 +123,7 @@ def verdict_of(
     return Verdict.ERRORED if report.failed else None
 
 
-def raw_of(
-    report: pytest.TestReport, call: pytest.CallInfo[None]
-) -> tuple[Verdict, str] | None:
+def raw_of(report: pytest.TestReport, call: pytest.CallInfo[None]) -> tuple[Verdict, str] | None:
     """What an expected failure really did: failed or errored, and its reason.
 
     ``None`` for any other outcome. The reason is the failure's own, not the expectation's.

@@ -127,9 +127,7 @@ class Results:
             "created": self.created,
             "exit_status": self.exit_status,
             "counts": {verdict.value: counts[verdict] for verdict in Verdict if counts[verdict]},
-            "scenarios": [
-                _scenario_json(r) for r in self.scenarios
-            ],
+            "scenarios": [_scenario_json(r) for r in self.scenarios],
         }
 
 
