@@ -145,13 +145,11 @@ def test_agno_file_call_names_the_same_file_from_agno_s_base(
     assert arguments[key] == argument
 
 
-def test_agno_result_text_tells_a_refusal_from_content() -> None:
-    assert agno_result_text({"content": "GUIDE"}, "content") == ("GUIDE", False)
-    assert agno_result_text({"error": "Invalid path", "content": "x"}, "content") == (
-        "Invalid path",
-        True,
-    )
-    assert agno_result_text("plain text", "content") == ("plain text", False)
+def test_agno_result_text_gives_the_field_or_a_refusal_whole() -> None:
+    assert agno_result_text({"content": "GUIDE"}, "content") == "GUIDE"
+    refusal = {"error": "Reference 'x' not found", "available_references": ["g.md"]}
+    assert json.loads(agno_result_text(refusal, "content")) == refusal
+    assert agno_result_text("plain text", "content") == "plain text"
 
 
 def test_agno_instructions_text_puts_the_instructions_first() -> None:

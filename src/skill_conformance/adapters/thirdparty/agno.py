@@ -3,9 +3,10 @@
 An agno ``Agent`` given ``skills=Skills(loaders=[LocalSkills(dir)])`` lists the skills (name,
 description, scripts, references) in its system prompt and offers three tools:
 ``get_skill_instructions``, ``get_skill_reference`` and ``get_skill_script``. Each answers with a
-JSON object, a refusal being one with an ``error`` member. Every operation here is a real
-``Agent.arun`` whose model is a scripted :class:`agno.models.base.Model` subclass making those
-calls; nothing is called around the agent. Problems are what agno logs as warnings.
+JSON object; a refusal is one with an ``error`` member, which the model reads as the tool's result
+and so the adapter returns it as a result too (a tool that raises is an error). Every operation
+here is a real ``Agent.arun`` whose model is a scripted :class:`agno.models.base.Model` subclass
+making those calls; nothing is called around the agent. Problems are what agno logs as warnings.
 """
 
 from __future__ import annotations
@@ -63,7 +64,7 @@ UNSUPPORTED: Mapping[Ability, str] = {
     Ability.INLINE_REFERENCES: "references are listed by name and read with get_skill_reference",
     Ability.REGISTRY: "no extension registry",
     Ability.LISTING_SOURCE: "the system prompt lists a skill's name and description, no source",
-    Ability.ERROR_KINDS: "a refusal is a JSON object with an error message, no error kind",
+    Ability.ERROR_KINDS: "a refusal is a JSON result with an error message, no error kind",
 }
 
 _PROMPT = "Use the skills."
@@ -187,11 +188,11 @@ class AgnoSystem:
         if arguments is not None:
             raise Unsupported(UNSUPPORTED[Ability.ARGUMENTS])
         script = await self._run(ToolScript(("get_skill_instructions", {"skill_name": skill})))
-        text, failed = agno_result_text(script.result, "instructions")
-        if failed or script.refused:
-            raise refused(text)
-        assert isinstance(script.result, dict)
-        return agno_instructions_text(script.result)
+        if script.refused:
+            raise refused(script.result)
+        if isinstance(script.result, dict) and "error" not in script.result:
+            return agno_instructions_text(script.result)
+        return agno_result_text(script.result, "instructions")
 
     async def list_skills(self) -> Sequence[SkillListing]:
         """The skills the system prompt lists."""
@@ -201,10 +202,9 @@ class AgnoSystem:
         """``get_skill_reference`` (or ``get_skill_script`` for ``scripts/``) with that path."""
         name, arguments = agno_file_call(skill, path)
         script = await self._run(ToolScript((name, arguments)))
-        text, failed = agno_result_text(script.result, "content")
-        if failed or script.refused:
-            raise refused(text)
-        return text
+        if script.refused:
+            raise refused(script.result)
+        return agno_result_text(script.result, "content")
 
     async def rebuild(self) -> None:
         """``Skills.reload()``: every loader again, as agno's own reload does."""

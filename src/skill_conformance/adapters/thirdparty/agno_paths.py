@@ -9,6 +9,7 @@ agno's own reader; an absolute path is passed on unchanged.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 
 __all__ = ["agno_file_call", "agno_instructions_text", "agno_result_text"]
@@ -28,16 +29,17 @@ def agno_file_call(skill: str, path: str) -> tuple[str, Mapping[str, object]]:
     return "get_skill_reference", {"skill_name": skill, "reference_path": reference}
 
 
-def agno_result_text(result: object, field: str) -> tuple[str, bool]:
-    """``(text, refused)`` of an agno skill tool's JSON result: its ``field``, or its ``error``.
+def agno_result_text(result: object, field: str) -> str:
+    """What the model reads in an agno skill tool's JSON answer: its ``field``, or all of it.
 
-    The skill tools answer with a JSON object; a refusal is one with an ``error`` member.
+    The skill tools answer with a JSON object; a refusal is one with an ``error`` member, handed to
+    the model as the tool's result, so it stays a result here: the whole answer, as JSON.
     """
     if not isinstance(result, dict):
-        return str(result), False
+        return str(result)
     if "error" in result:
-        return str(result["error"]), True
-    return str(result.get(field, "")), False
+        return json.dumps(result)
+    return str(result.get(field, ""))
 
 
 def agno_instructions_text(result: Mapping[str, object]) -> str:
