@@ -83,11 +83,12 @@ def badge_summary(results: Mapping[str, object]) -> dict[str, object]:
 
 
 def _counts_line(summary: Mapping[str, object]) -> str:
-    names = ("passed", "failed", "errored", "not_applicable")
+    names = ("passed", "failed", "errored", "unexpected_passes", "not_applicable")
     parts = [f"{summary[name]} {name.replace('_', ' ')}" for name in names if summary[name]]
+    line = ", ".join(parts) or "no scenario"
     if summary["expected_failures"]:
-        parts.append(f"({summary['expected_failures']} of the failures expected)")
-    return ", ".join(parts) or "no scenario"
+        line += f" ({summary['expected_failures']} of the failures expected)"
+    return line
 
 
 def _one(run: Run, index: int, total: int, out: Path) -> Outcome:
