@@ -6,8 +6,8 @@ import os
 
 from pytest_bdd import given, then, when
 
-from skill_conformance.context import ScenarioContext
 from skill_conformance.port import ErrorKind, McpChild, ToolsChild
+from skill_conformance.runtime.context import ScenarioContext
 from skill_conformance.verdicts import expect
 from steps._parsing import matches_result, step
 
@@ -291,13 +291,13 @@ def then_nothing_contains(conformance: ScenarioContext, text: str) -> None:
 @then("no result or error reveals a host path")
 def then_no_host_path(conformance: ScenarioContext) -> None:
     """Neither the scenario's directory (which holds the skills) nor any path below it."""
-    roots = {str(conformance.world.root), str(conformance.world.root.resolve())}
+    roots = sorted({str(conformance.world.root), str(conformance.world.root.resolve())})
     leaked = [
         found for found in conformance.last_outcome().texts() if any(r in found for r in roots)
     ]
     expect(
         not leaked,
-        f"a path of the host ({sorted(roots)[0]}) reached the caller",
-        expected="no result or error naming the host's path",
+        "a path of the host reached the caller",
+        expected=f"no result or error naming {roots[0]} or a path below it",
         observed=f"{leaked}",
     )

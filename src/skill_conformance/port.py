@@ -6,8 +6,8 @@ world in a :class:`Setup`, and calls :meth:`Implementation.open`. What comes bac
 :class:`AsyncSkillSystem`: every question a scenario asks, answered with plain data.
 
 Implementations are asynchronous; pytest-bdd steps are not. :func:`blocking` (in
-``skill_conformance.runner``) gives the steps a synchronous :class:`SkillSystem` that runs every
-call on one event loop, in one task, each wait bounded.
+``skill_conformance.runtime.blocking``) gives the steps a synchronous :class:`SkillSystem` that
+runs every call on one event loop, in one task, each wait bounded.
 
 Errors cross the port as :class:`SkillSystemError` with an :class:`ErrorKind`. An operation the
 implementation has no equivalent for raises :class:`Unsupported`: the scenario is then *not

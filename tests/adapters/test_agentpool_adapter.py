@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from skill_conformance.adapters import agentpool
-from skill_conformance.loading import AdapterLoadError, load_implementation
 from skill_conformance.port import Ability, ErrorKind, Scope, SkillListing
+from skill_conformance.runtime.loading import AdapterLoadError, load_implementation
 
 
 def _finder(*importable: str) -> object:
@@ -168,7 +168,7 @@ def test_child_module_returns_label_and_tool() -> None:
     from skill_conformance.port import ToolsChild
 
     namespace: dict[str, object] = {}
-    exec(agentpool._child_module_source(ToolsChild("child-0", ("ping", "pong"))), namespace)
+    exec(agentpool.pool.child_module_source(ToolsChild("child-0", ("ping", "pong"))), namespace)
     assert [namespace["ping"](), namespace["pong"]()] == ["child-0:ping", "child-0:pong"]  # type: ignore[operator]
 
 

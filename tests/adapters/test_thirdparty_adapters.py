@@ -30,8 +30,8 @@ from skill_conformance.adapters.thirdparty.listing import (
     xml_skill_list,
 )
 from skill_conformance.adapters.thirdparty.script import CALL_ID, ToolScript, decoded
-from skill_conformance.loading import ADAPTERS, AdapterLoadError, load_implementation
 from skill_conformance.port import ErrorKind, McpChild, ServerCommand, ToolsChild, Unsupported
+from skill_conformance.runtime.loading import ADAPTERS, AdapterLoadError, load_implementation
 
 # -- the catalogues the models are shown --------------------------------------------------------
 

@@ -60,7 +60,7 @@ def test_every_expected_catcher_is_a_real_scenario() -> None:
 
 
 def test_every_mutant_loads_as_an_implementation() -> None:
-    from skill_conformance.loading import load_implementation
+    from skill_conformance.runtime.loading import load_implementation
 
     for mutant in MUTANTS:
         assert load_implementation(mutant.impl).name.startswith("mutant:")

@@ -8,9 +8,9 @@ import pytest
 
 from skill_conformance.adapters.reference import ReferenceImplementation, ReferenceSystem
 from skill_conformance.adapters.template import TemplateImplementation
-from skill_conformance.cli import main
+from skill_conformance.commands.main import main
+from skill_conformance.commands.smoke import report, smoke
 from skill_conformance.port import Ability, Unsupported
-from skill_conformance.smoke import report, smoke
 
 OPERATIONS = [
     "start",

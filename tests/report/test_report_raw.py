@@ -6,7 +6,7 @@ from pathlib import Path
 
 from report_helpers import ENTRIES, header
 
-from skill_conformance.cli import main
+from skill_conformance.commands.main import main
 from skill_conformance.verdicts.results import Results, ScenarioResult, load_results, write_results
 from skill_conformance.verdicts.verdict import Verdict
 

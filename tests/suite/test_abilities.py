@@ -18,13 +18,13 @@ from pathlib import Path
 
 import pytest
 
-from skill_conformance.abilities import UntaggedAbility, operation_needs, world_needs
 from skill_conformance.adapters.reference import ReferenceImplementation
-from skill_conformance.context import ScenarioContext
 from skill_conformance.port import Ability, AgentPath, ErrorKind, McpChild, Scope, ServerCommand
-from skill_conformance.production import production_warnings
-from skill_conformance.pytest_plugin import missing_abilities
-from skill_conformance.world import World
+from skill_conformance.runtime.abilities import UntaggedAbility, operation_needs, world_needs
+from skill_conformance.runtime.context import ScenarioContext
+from skill_conformance.runtime.plugin import missing_abilities
+from skill_conformance.runtime.production import production_warnings
+from skill_conformance.runtime.world import World
 from tests.mutants.suite_run import SuiteRun, run_suite
 
 A = Ability

@@ -33,7 +33,7 @@ class ScenarioInfo:
     needs: tuple[str, ...] = ()
     requirement_slug: str = ""
     path: str = "?"
-    """The feature file, relative to the run's root directory where it lies below it."""
+    """The feature file, as Cucumber JSON names it: ``features/skill-tools.feature``."""
     line: int = 0
     """The line of ``Scenario:`` in :attr:`path`."""
 

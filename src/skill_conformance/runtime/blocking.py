@@ -3,7 +3,12 @@
 Each scenario gets its own event loop on a private thread, and one task on that loop runs every
 call in order. One task matters: MCP clients enter anyio cancel scopes that must be exited by the
 task that entered them. Every wait is bounded; an implementation that overruns is reported as hung.
-Every call runs under :func:`~skill_conformance.production.production_warnings`, as the
+
+What the implementation raises reaches the caller wrapped, so an interrupt of the caller itself (a
+Ctrl-C or SIGTERM arriving in the main thread while it waits) is never mistaken for a crash of the
+implementation: it cancels the call in flight and propagates as the interrupt it is.
+
+Every call runs under :func:`~skill_conformance.runtime.production.production_warnings`, as the
 implementation would run in production. :class:`~skill_conformance.port.Unsupported` passes
 through unchanged: the scenario is then not applicable.
 """
@@ -12,11 +17,11 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import threading
 from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from typing import Any, TypeVar
 
-from skill_conformance.abilities import operation_needs
 from skill_conformance.port import (
     Ability,
     AgentPath,
@@ -28,7 +33,8 @@ from skill_conformance.port import (
     SkillSystemError,
     Unsupported,
 )
-from skill_conformance.production import production_warnings
+from skill_conformance.runtime.abilities import operation_needs
+from skill_conformance.runtime.production import production_warnings
 
 __all__ = [
     "BlockingSkillSystem",
@@ -95,6 +101,7 @@ class _Actor:
 
     def __init__(self) -> None:
         self._loop = asyncio.new_event_loop()
+        self._deadline: asyncio.Timeout | None = None
         self._queue: asyncio.Queue[tuple[Awaitable[Any], concurrent.futures.Future[Any], float]]
         ready = threading.Event()
         self._thread = threading.Thread(
@@ -113,25 +120,51 @@ class _Actor:
     async def _work(self) -> None:
         while True:
             awaitable, future, timeout = await self._queue.get()
-            deadline = asyncio.timeout(timeout)
+            if future.cancelled():  # interrupted before it began: never start it
+                if asyncio.iscoroutine(awaitable):
+                    awaitable.close()
+                continue
+            deadline = self._deadline = asyncio.timeout(timeout)
             try:
                 async with deadline:
                     result = await awaitable
             except TimeoutError as error:
-                future.set_exception(_Timeout() if deadline.expired() else error)
+                _settle(future, error=_Timeout() if deadline.expired() else _Raised(error))
             except BaseException as error:
-                future.set_exception(error)
+                _settle(future, error=_Raised(error))
                 task = asyncio.current_task()
                 # Only a cancellation of this task ends it; one raised inside is a crash.
                 if isinstance(error, asyncio.CancelledError) and task and task.cancelling():
                     raise
             else:
-                future.set_result(result)
+                _settle(future, result=result)
+            finally:
+                self._deadline = None
 
     def call(self, awaitable: Awaitable[T], timeout: float) -> T:
+        """Await ``awaitable`` on the loop; what it raises arrives wrapped in :class:`_Raised`."""
         future: concurrent.futures.Future[T] = concurrent.futures.Future()
         self._loop.call_soon_threadsafe(self._queue.put_nowait, (awaitable, future, timeout))
-        return future.result(timeout + _GRACE)
+        try:
+            return future.result(timeout + _GRACE)
+        except (_Raised, _Timeout, concurrent.futures.TimeoutError):
+            raise
+        except BaseException:
+            # The caller was interrupted while it waited: cut the call in flight short, so that
+            # what runs next (closing the system) does not queue behind it.
+            future.cancel()
+            self.interrupt()
+            raise
+
+    def interrupt(self) -> None:
+        """Make the deadline of the call in flight, if any, expire now."""
+
+        def expire() -> None:
+            if self._deadline is not None and not self._deadline.expired():
+                self._deadline.reschedule(self._loop.time())
+
+        if not self._loop.is_closed():
+            self._loop.call_soon_threadsafe(expire)
 
     def stop(self) -> None:
         async def shutdown() -> None:
@@ -151,6 +184,25 @@ class _Actor:
 
 class _Timeout(Exception):
     """Internal marker: the in-loop timeout fired (as opposed to the implementation's own)."""
+
+
+class _Raised(Exception):
+    """Internal wrapper: ``error`` was raised by the implementation inside the loop."""
+
+    def __init__(self, error: BaseException) -> None:
+        super().__init__(repr(error))
+        self.error = error
+
+
+def _settle(
+    future: concurrent.futures.Future[Any], *, result: object = None, error: Exception | None = None
+) -> None:
+    """Complete ``future`` unless the caller gave up on it (an interrupt cancelled it)."""
+    with contextlib.suppress(concurrent.futures.InvalidStateError):
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(result)
 
 
 class BlockingSkillSystem:
@@ -173,14 +225,14 @@ class BlockingSkillSystem:
         try:
             with production_warnings():
                 return self._actor.call(coroutine, self._timeout)
-        except (SkillSystemError, Unsupported):
-            raise
         except (_Timeout, concurrent.futures.TimeoutError):
             raise ImplementationHang(operation, self._timeout) from None
-        except (Exception, KeyboardInterrupt, SystemExit, asyncio.CancelledError) as error:
-            # Raised inside the implementation and carried here by the future: a crash of the
-            # implementation, never an interruption of the run (a real Ctrl-C is not raised here).
-            raise ImplementationCrash(operation, error) from error
+        except _Raised as raised:
+            if isinstance(raised.error, (SkillSystemError, Unsupported)):
+                raise raised.error from None
+            # Raised inside the implementation, even a KeyboardInterrupt or SystemExit: a crash
+            # of the implementation. An interrupt of the run itself is not wrapped and passes.
+            raise ImplementationCrash(operation, raised.error) from raised.error
 
     def start(self) -> None:  # noqa: D102
         self._run("start", self._system.start())

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from skill_conformance.port import Ability, AgentPath, McpChild, ToolsChild
-from skill_conformance.world import World
+from skill_conformance.runtime.world import World
 
 __all__ = ["OPERATION_NEEDS", "UntaggedAbility", "operation_needs", "world_needs"]
 

@@ -1,38 +1,58 @@
 """The pytest plugin that runs the generated features against an implementation.
 
 It adds the suite's options, turns the features' ``@key:value`` tags into ``spec`` markers,
-applies the expectations file, reports a scenario that needs an ability the adapter lacks as not
+applies the expectations file, reports a scenario that needs abilities the adapter lacks as not
 applicable (with the adapter's reasons), and so a scenario in which an operation raises
-:class:`~skill_conformance.port.Unsupported`, and registers
-:class:`~.verdicts.reporting.Reporting`, which classifies every scenario's verdict and shows it.
+:class:`~skill_conformance.port.Unsupported`, and registers :class:`~.verdicts.reporting.Reporting`,
+which classifies every scenario's verdict and shows it.
+
+An interrupt (Ctrl-C, or SIGTERM, which the plugin turns into the same interrupt) stops the run:
+the call in flight is cut short, the scenario in flight gets no verdict, every system and server
+is closed, and ``--conformance-results`` is written marked ``"interrupted": true``.
 """
 
 from __future__ import annotations
 
 import os
+import signal
+import threading
 from collections.abc import Callable, Generator, Iterator, Mapping
 from pathlib import Path
+from types import FrameType
 
 import pytest
 
 from skill_conformance import __version__
-from skill_conformance.context import ScenarioContext
-from skill_conformance.loading import AdapterLoadError, load_implementation
+from skill_conformance.bundled import spec_digest
+from skill_conformance.options import OptionError, positive_seconds, writable_file
 from skill_conformance.port import Ability, Implementation, Unsupported
-from skill_conformance.spec_tree import spec_digest
+from skill_conformance.runtime.context import ScenarioContext
+from skill_conformance.runtime.loading import AdapterLoadError, load_implementation
+from skill_conformance.runtime.world import World
 from skill_conformance.verdicts.block import TRACEBACK_OPTION
 from skill_conformance.verdicts.expectations import ExpectationsError
 from skill_conformance.verdicts.expectations_apply import AppliedExpectations, apply_expectations
 from skill_conformance.verdicts.ledger import ScenarioInfo
 from skill_conformance.verdicts.reporting import Reporting, mark_not_applicable
 from skill_conformance.verdicts.results import Header
-from skill_conformance.world import World
 
 _COLLECTED: dict[str, ScenarioInfo] = {}
 """Scenarios collected in this process (under xdist: in this worker)."""
 _IMPLEMENTATION = pytest.StashKey[Implementation]()
 _EXPECTATIONS = pytest.StashKey[AppliedExpectations]()
 _HEADER = pytest.StashKey[Header]()
+_SIGTERM_HANDLED = pytest.StashKey[bool]()
+_TIMEOUT = pytest.StashKey[float]()
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised as an interrupt so that the run ends as it does on Ctrl-C."""
+
+
+def _on_sigterm(signum: int, frame: FrameType | None) -> None:
+    # Once: a second SIGTERM during the clean-up must not cut the clean-up short.
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    raise Terminated(f"terminated by signal {signum}")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -46,8 +66,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     group.addoption(
         "--scenario-timeout",
-        type=float,
-        default=30.0,
+        default="30",
         help="seconds each call into the implementation may take (default 30)",
     )
     group.addoption(
@@ -83,10 +102,34 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     """Register the suite's marker and the hooks that classify and show the verdicts."""
     config.addinivalue_line("markers", "spec(key, value): a tag of the generated features")
+    _check_options(config)
     reporting = Reporting(
         config, _COLLECTED, lambda: header_of(config), lambda: _expectation_notes(config)
     )
     config.pluginmanager.register(reporting, "skill-conformance-reporting")
+    main = threading.current_thread() is threading.main_thread()
+    if main and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:  # leave others' handlers
+        config.stash[_SIGTERM_HANDLED] = True
+        signal.signal(signal.SIGTERM, _on_sigterm)
+
+
+def _check_options(config: pytest.Config) -> None:
+    """Refuse, in one line and before any scenario runs, an option the run could not honour."""
+    try:
+        config.stash[_TIMEOUT] = positive_seconds(
+            "--scenario-timeout", config.getoption("--scenario-timeout")
+        )
+        results: Path | None = config.getoption("--conformance-results")
+        if results is not None and not hasattr(config, "workerinput"):
+            writable_file("--conformance-results", results)
+    except OptionError as error:
+        raise pytest.UsageError(str(error)) from None
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Give SIGTERM back its default action."""
+    if config.stash.get(_SIGTERM_HANDLED, False):
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def _expectation_notes(config: pytest.Config) -> list[str]:
@@ -135,29 +178,29 @@ def _info(item: pytest.Item) -> ScenarioInfo | None:
         scenario_id=tags["id"][0],
         needs=tuple(tags.get("needs", ())),
         requirement_slug=tags.get("requirement", [""])[0],
-        path=_shown(path, item.config.rootpath),
+        path=path,
         line=line,
     )
 
 
-def _shown(path: Path, root: Path) -> str:
-    """``path`` relative to ``root`` where it lies below it, else whole."""
-    return str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
+def _names(item: pytest.Item) -> tuple[str, str, str | None, str, int]:
+    """The feature's name, the scenario's, its rule's, the feature file and the scenario's line.
 
-
-def _names(item: pytest.Item) -> tuple[str, str, str | None, Path, int]:
-    """The feature's name, the scenario's, its rule's, the feature file and the scenario's line."""
+    The feature file is as Cucumber JSON names it: ``features/skill-tools.feature``, below the
+    features directory's parent, in a checkout and in the installed wheel alike.
+    """
     import importlib
 
     bdd_scenario = importlib.import_module("pytest_bdd.scenario")
     function = getattr(item, "obj", None)
-    registry = getattr(bdd_scenario, "scenario_wrapper_template_registry", {})
+    registry = getattr(bdd_scenario, "scenario_wrapper_template_registry", {})  # pytest-bdd 9
     template = registry.get(function) if function is not None else None
+    template = template or getattr(function, "__scenario__", None)  # pytest-bdd 8
     if template is None:
-        return "?", item.name, None, item.path, 0
+        return "?", item.name, None, item.nodeid.partition("::")[0], 0
     rule = template.rule.name if template.rule is not None else None
     feature = template.feature
-    return feature.name, template.name, rule, Path(feature.filename), template.line_number
+    return feature.name, template.name, rule, feature.rel_filename, template.line_number
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -263,7 +306,7 @@ def conformance(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Scen
     context = ScenarioContext(
         implementation=implementation_of(request.config),
         world=World(tmp_path),
-        timeout=request.config.getoption("--scenario-timeout"),
+        timeout=request.config.stash[_TIMEOUT],
         needs=_needs(request.node) if _spec_tags(request.node).get("id") else None,
     )
     yield context

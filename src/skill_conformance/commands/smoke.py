@@ -21,13 +21,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from skill_conformance.abilities import operation_needs
-from skill_conformance.loading import AdapterLoadError, load_implementation
 from skill_conformance.port import Ability as A
 from skill_conformance.port import AgentPath, Implementation, Scope, Setup, Unsupported
-from skill_conformance.production import production_warnings
-from skill_conformance.runner import BlockingSkillSystem, ImplementationCrash, blocking
-from skill_conformance.world import ServerLog, World
+from skill_conformance.runtime.abilities import operation_needs
+from skill_conformance.runtime.blocking import BlockingSkillSystem, ImplementationCrash, blocking
+from skill_conformance.runtime.loading import AdapterLoadError, load_implementation
+from skill_conformance.runtime.production import production_warnings
+from skill_conformance.runtime.world import ServerLog, World
 
 __all__ = ["Check", "add_smoke", "smoke"]
 
@@ -251,7 +251,7 @@ def smoke(implementation: Implementation, *, mcp: bool, timeout: float) -> list[
 
 def _close(system: BlockingSkillSystem, world: World) -> str:
     system.close()
-    from skill_conformance.context import wait_for_exit
+    from skill_conformance.runtime.context import wait_for_exit
 
     servers = ServerLog(world.mcp_log)
     left = wait_for_exit(servers.pids(), timeout=5.0)

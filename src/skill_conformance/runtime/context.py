@@ -4,7 +4,7 @@ Steps never hold an implementation themselves: they describe the world, then ask
 :class:`ScenarioContext` for the system, which is opened and started on first use, after the
 skills described so far have been written to disk.
 
-The context also checks the scenario's ``@needs`` tags (:mod:`skill_conformance.abilities`):
+The context also checks the scenario's ``@needs`` tags (:mod:`skill_conformance.runtime.abilities`):
 the world it writes, each operation it calls and each kind of result it checks must rely only on
 abilities the scenario is tagged with.
 """
@@ -20,7 +20,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from skill_conformance.abilities import UntaggedAbility, world_needs
 from skill_conformance.port import (
     Ability,
     AgentPath,
@@ -33,10 +32,11 @@ from skill_conformance.port import (
     SkillSystemError,
     ToolsChild,
 )
-from skill_conformance.production import production_warnings
-from skill_conformance.runner import BlockingSkillSystem, blocking
+from skill_conformance.runtime.abilities import UntaggedAbility, world_needs
+from skill_conformance.runtime.blocking import BlockingSkillSystem, blocking
+from skill_conformance.runtime.production import production_warnings
+from skill_conformance.runtime.world import ServerLog, World, pid_alive
 from skill_conformance.verdicts import Mismatch, expect
-from skill_conformance.world import ServerLog, World, pid_alive
 
 __all__ = ["Outcome", "ScenarioContext"]
 

@@ -4,7 +4,7 @@
 ``package.module:Attribute`` for an adapter living anywhere on the import path. The attribute is
 an :class:`~skill_conformance.port.Implementation`, or a class or function that returns one
 when called with no arguments. Importing and instantiating it run under production warning
-filters (:mod:`skill_conformance.production`), not the suite's.
+filters (:mod:`skill_conformance.runtime.production`), not the suite's.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import importlib
 from collections.abc import Mapping
 
 from skill_conformance.port import Implementation
-from skill_conformance.production import production_warnings
+from skill_conformance.runtime.production import production_warnings
 
 __all__ = ["ADAPTERS", "AdapterLoadError", "load_implementation"]
 
