@@ -29,6 +29,7 @@ from skill_conformance.port import Ability, Implementation, Unsupported
 from skill_conformance.runtime.context import ScenarioContext
 from skill_conformance.runtime.loading import AdapterLoadError, load_implementation
 from skill_conformance.runtime.world import World
+from skill_conformance.testing.zygote import Zygote
 from skill_conformance.verdicts.block import TRACEBACK_OPTION
 from skill_conformance.verdicts.expectations import ExpectationsError
 from skill_conformance.verdicts.expectations_apply import AppliedExpectations, apply_expectations
@@ -53,6 +54,9 @@ def _on_sigterm(signum: int, frame: FrameType | None) -> None:
     # Once: a second SIGTERM during the clean-up must not cut the clean-up short.
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     raise Terminated(f"terminated by signal {signum}")
+
+
+_ZYGOTE = pytest.StashKey[Zygote]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -82,6 +86,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         action="store_true",
         default=False,
         help="apply no expectations file: raw verdicts",
+    )
+    group.addoption(
+        "--no-zygote",
+        action="store_true",
+        default=False,
+        help="start each test MCP server from scratch, importing the mcp SDK, instead of "
+        "forking it from a warm parent (slower; the servers are real processes either way)",
     )
     group.addoption(
         "--conformance-results",
@@ -127,7 +138,10 @@ def _check_options(config: pytest.Config) -> None:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    """Give SIGTERM back its default action."""
+    """Stop the zygote (and any server it still runs); give SIGTERM back its default action."""
+    zygote = config.stash.get(_ZYGOTE, None)
+    if zygote is not None:
+        zygote.stop()
     if config.stash.get(_SIGTERM_HANDLED, False):
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
@@ -240,6 +254,69 @@ def missing_abilities(needs: frozenset[Ability], unsupported: Mapping[Ability, s
     return "; ".join(f"{ability.value}: {unsupported[ability]}" for ability in lacking)
 
 
+@pytest.hookimpl(trylast=True)
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Start the zygote now when this run is aimed at the scenarios: it warms up meanwhile."""
+    config = session.config
+    if not config.option.collectonly and not _xdist_controller(config) and _aims_at_steps(config):
+        _zygote_address(config)
+
+
+def _xdist_controller(config: pytest.Config) -> bool:
+    return bool(getattr(config.option, "numprocesses", None)) and not hasattr(config, "workerinput")
+
+
+def _aims_at_steps(config: pytest.Config) -> bool:
+    """Whether the run's paths (or, without any, its testpaths) include a ``steps`` directory."""
+    paths = config.args or [str(config.rootpath / p) for p in config.getini("testpaths")]
+    return any("steps" in Path(arg.partition("::")[0]).parts for arg in paths)
+
+
+ZYGOTE_VARIABLE = "SKILL_CONFORMANCE_ZYGOTE"
+"""Names the address of a zygote that an outer process owns, to be used instead of one's own."""
+
+
+def _zygote_address(config: pytest.Config) -> str | None:
+    """The zygote's address: the outer one, else this run's, started on first use; or ``None``.
+
+    ``None`` (each server imports ``mcp`` itself) with ``--no-zygote``.
+    """
+    if config.getoption("--no-zygote"):
+        return None
+    outer = os.environ.get(ZYGOTE_VARIABLE)
+    if outer:
+        return outer
+    if _ZYGOTE not in config.stash:
+        config.stash[_ZYGOTE] = Zygote()
+    return config.stash[_ZYGOTE].address
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """Have pytest format a scenario's exception as a plain traceback, unless it will be shown.
+
+    Without ``--scenario-traceback`` nobody reads pytest's own traceback of a scenario: a failure
+    shows the suite's block instead, an expected failure its reason. pytest's default style parses
+    the source file of every frame, once per failure: most of a run's time where many scenarios
+    fail deep inside a large implementation. The plain style reads only the lines it prints.
+    """
+    option = item.config.option
+    if (
+        call.excinfo is None
+        or item.nodeid not in _COLLECTED
+        or item.config.getoption(TRACEBACK_OPTION)
+        or option.tbstyle != "auto"
+    ):
+        return (yield)
+    option.tbstyle = "native"
+    try:
+        return (yield)
+    finally:
+        option.tbstyle = "auto"
+
+
 def pytest_runtest_setup(item: pytest.Item) -> None:
     """Skip, as not applicable, a scenario whose needs the implementation lacks."""
     needs = _needs(item)
@@ -305,7 +382,7 @@ def conformance(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Scen
     """The context of one scenario: its world, its system under test, what steps observed."""
     context = ScenarioContext(
         implementation=implementation_of(request.config),
-        world=World(tmp_path),
+        world=World(tmp_path, zygote=_zygote_address(request.config)),
         timeout=request.config.stash[_TIMEOUT],
         needs=_needs(request.node) if _spec_tags(request.node).get("id") else None,
     )
