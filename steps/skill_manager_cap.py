@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pytest_bdd import then, when
 
-from skill_conformance.context import ScenarioContext
+from skill_conformance.context import ScenarioContext, wait_for_exit
 from steps._parsing import step
 
 
@@ -70,3 +70,17 @@ def then_reverse_order(conformance: ScenarioContext) -> None:
     stopped = conformance.servers.stopped()
     assert len(started) >= 2, f"too few MCP servers started to see an order: {started}"
     assert stopped == started[::-1], f"started in order {started}, stopped in order {stopped}"
+
+
+@then("the MCP server processes running before the rebuild have stopped")
+def then_old_servers_stopped(conformance: ScenarioContext) -> None:
+    before = conformance.running_before_rebuild
+    assert before, "no MCP server was running before the rebuild; the step is misplaced"
+    alive = wait_for_exit(before, timeout=5.0)
+    assert not alive, f"MCP server processes of the replaced skill manager still run: {alive}"
+
+
+@then(step("the MCP server `{server:v}` is running at most once"))
+def then_running_at_most_once(conformance: ScenarioContext, server: str) -> None:
+    running = conformance.servers.running()
+    assert running.count(server) <= 1, f"{server!r} runs {running.count(server)} times"

@@ -63,6 +63,7 @@ class ScenarioContext:
     run: RunRecord | None = None
     listing: list[SkillListing] | None = None
     runs: int = 0
+    running_before_rebuild: set[int] = field(default_factory=set)
     _system: BlockingSkillSystem | None = None
     _entered: bool = False
     _tools: list[str] | None = None
@@ -96,6 +97,7 @@ class ScenarioContext:
     def rebuild(self) -> None:
         """Write the skills as now described and have the pool rebuild them."""
         self.world.write()
+        self.running_before_rebuild = self.servers.running_pids()
         self.system.rebuild()
         self._tools = None
 
@@ -152,11 +154,13 @@ class ScenarioContext:
         assert outcome.error is None, f"the call failed: {outcome.error}"
         return outcome.value
 
-    def expect_error(self, kind: ErrorKind) -> SkillSystemError:
-        """The error of the last call, which must have failed with ``kind``."""
+    def expect_error(self, kind: ErrorKind, *alternatives: ErrorKind) -> SkillSystemError:
+        """The error of the last call, which must have failed with ``kind`` (or an alternative)."""
         outcome = self.last_outcome()
         assert outcome.error is not None, f"the call did not fail; it returned {outcome.value!r}"
-        assert outcome.error.kind == kind, f"the call failed with {outcome.error}, not {kind}"
+        kinds = (kind, *alternatives)
+        wanted = " or ".join(str(k) for k in kinds)
+        assert outcome.error.kind in kinds, f"the call failed with {outcome.error}, not {wanted}"
         return outcome.error
 
     def wait_until_no_server_runs(self, timeout: float = 5.0) -> list[str]:

@@ -33,9 +33,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import FrameType
 
-from mcp.server.fastmcp import FastMCP
-from mcp.server.fastmcp.resources import BinaryResource, Resource, TextResource
-from starlette.types import ASGIApp, Receive, Scope, Send
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # The SDK is imported when serving: ``crash`` and ``hang`` start in no time.
+    from mcp.server.fastmcp import FastMCP
+    from mcp.server.fastmcp.resources import Resource
+    from starlette.types import ASGIApp, Receive, Scope, Send
 
 __all__ = ["main", "remote_skill_instructions"]
 
@@ -71,6 +74,8 @@ def build_server(
     label: str, tools: Sequence[str], skills: Sequence[str], binary_skills: Sequence[str] = ()
 ) -> FastMCP:
     """The FastMCP server offering ``tools`` and the skill resources ``skills``."""
+    from mcp.server.fastmcp import FastMCP
+
     server = FastMCP(name=label, log_level="ERROR")
     for name in tools:
         server.add_tool(_tool(label, name), name=name)
@@ -83,6 +88,8 @@ def build_server(
 
 def _skill_resource(label: str, name: str, *, binary: bool) -> Resource:
     """The resource of skill ``name``: its text, or (``binary``) its bytes and a non-UTF-8 byte."""
+    from mcp.server.fastmcp.resources import BinaryResource, TextResource
+
     uri = f"skill-resource://{label}/{name}"
     description = f"Remote skill {name}."
     text = remote_skill_instructions(name)
