@@ -32,7 +32,6 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import FrameType
-
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # The SDK is imported when serving: ``crash`` and ``hang`` start in no time.
