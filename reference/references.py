@@ -177,7 +177,11 @@ def _failure(skill: str, path: str, error: OSError) -> Exception:
 
 
 def _reason(error: OSError) -> str:
+    """Why a file is not there, unless it simply does not exist; never the path."""
+    if error.errno == errno.ENOENT:
+        return ""
     return os.strerror(error.errno) if error.errno is not None else type(error).__name__
+
 
 
 def list_references(directory: Path) -> list[str]:
