@@ -15,7 +15,7 @@ then the non-skill children in the order given; exiting exits them in the revers
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AsyncExitStack
 from types import TracebackType
 from typing import Any
@@ -89,7 +89,7 @@ class SkillManagerCap(IdentityCapability):
             location = _skill_file(skill) + (f":{spec.line}" if spec.line is not None else "")
             where = f"{location}: skill {skill.name!r}: {spec.where}.import_path"
             try:
-                function = import_tool(spec.import_path, self._import_timeout)
+                function = self._import(spec.import_path)
                 name = tool_name(function)
                 if name in tools:
                     raise ToolImportError(
@@ -109,15 +109,22 @@ class SkillManagerCap(IdentityCapability):
                 id=f"{skill.name}__tool",  # pragma: no mutate
             )
 
+    def _import(self, import_path: str) -> Callable[..., Any]:
+        """The tool function at ``import_path``, imported within the manager's time bound."""
+        return import_tool(import_path, self._import_timeout)
+
+    def _isolated(self, skill: Skill, spec: McpServerSpec, server: McpServer) -> McpServer:
+        """``server`` whose failure costs only its own tools, reported once as a problem."""
+        where = f"{_skill_file(skill)}: skill {skill.name!r}: MCP server {spec.name!r}"
+        health = ServerHealth(where, self.problems.append)
+        return server.wrapped(IsolatedToolset(server.toolset, health=health))
+
     def _create_skill_mcp_children(self, skill: Skill) -> None:
         children = []
         for spec in skill.mcp_servers:
             # The skill's name only goes into the toolset id (see _server): equivalent mutants.
             server = _server(skill.name, spec)  # pragma: no mutate
-            where = f"{_skill_file(skill)}: skill {skill.name!r}: MCP server {spec.name!r}"
-            health = ServerHealth(where, self.problems.append)
-            isolated = IsolatedToolset(server.toolset, health=health)
-            children.append(McpServerCap(server.wrapped(isolated)))
+            children.append(McpServerCap(self._isolated(skill, spec, server)))
         if children:
             self._skill_mcp_children[skill.name] = children
 
