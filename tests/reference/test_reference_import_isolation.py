@@ -52,9 +52,7 @@ def test_a_module_that_hangs_is_abandoned_after_the_timeout_and_not_waited_for_a
     release = module_dir / "release"
     name = _module(
         module_dir,
-        "import os, time\n"
-        f"while not os.path.exists({str(release)!r}):\n"
-        "    time.sleep(0.02)\n",
+        f"import os, time\nwhile not os.path.exists({str(release)!r}):\n    time.sleep(0.02)\n",
     )
     started = time.monotonic()
     with pytest.raises(ToolImportError, match=f"'{name}'.*did not finish within 0.5 s"):
