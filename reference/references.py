@@ -183,7 +183,6 @@ def _reason(error: OSError) -> str:
     return os.strerror(error.errno) if error.errno is not None else type(error).__name__
 
 
-
 def list_references(directory: Path) -> list[str]:
     """Paths (relative to ``directory``, ``/``-separated, sorted) of files under ``references/``."""
     base = directory / REFERENCES_DIR

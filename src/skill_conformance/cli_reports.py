@@ -8,12 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from skill_conformance.atomic import write_atomic
-from skill_conformance.baseline import write_baseline
 from skill_conformance.catalogue import load_catalogue, specs_of
-from skill_conformance.expectations import ExpectationsError
 from skill_conformance.gherkin import UsageError
 from skill_conformance.report import build_report
-from skill_conformance.results import ResultsError, load_results
 from skill_conformance.spec_tree import features_dir, specs_dir
 from skill_conformance.trace import (
     check_steps,
@@ -22,6 +19,9 @@ from skill_conformance.trace import (
     own_lines,
     requirements_without_scenarios,
 )
+from skill_conformance.verdicts.baseline import write_baseline
+from skill_conformance.verdicts.expectations import ExpectationsError
+from skill_conformance.verdicts.results import ResultsError, load_results
 
 __all__ = ["add_report_commands"]
 

@@ -28,6 +28,7 @@ from skill_conformance.port import (
     ToolsChild,
 )
 from skill_conformance.runner import BlockingSkillSystem, blocking
+from skill_conformance.verdicts import Mismatch, expect
 from skill_conformance.world import ServerLog, World, pid_alive
 
 __all__ = ["Outcome", "ScenarioContext"]
@@ -139,7 +140,12 @@ class ScenarioContext:
         """The tools the created agent is offered (it must have been created without error)."""
         assert self._agent is not None, "no agent was created in this scenario"
         outcome = self._agent[1]
-        assert outcome.error is None, f"creating the agent failed: {outcome.error}"
+        expect(
+            outcome.error is None,
+            "creating the agent failed",
+            expected="an agent",
+            observed=f"{outcome.error}",
+        )
         assert isinstance(outcome.value, list)
         return [str(name) for name in outcome.value]
 
@@ -151,16 +157,31 @@ class ScenarioContext:
     def expect_value(self) -> object:
         """The value of the last call, which must not have failed."""
         outcome = self.last_outcome()
-        assert outcome.error is None, f"the call failed: {outcome.error}"
+        expect(
+            outcome.error is None,
+            "the call failed",
+            expected="a value",
+            observed=f"{outcome.error}",
+        )
         return outcome.value
 
     def expect_error(self, kind: ErrorKind, *alternatives: ErrorKind) -> SkillSystemError:
         """The error of the last call, which must have failed with ``kind`` (or an alternative)."""
         outcome = self.last_outcome()
-        assert outcome.error is not None, f"the call did not fail; it returned {outcome.value!r}"
         kinds = (kind, *alternatives)
-        wanted = " or ".join(str(k) for k in kinds)
-        assert outcome.error.kind in kinds, f"the call failed with {outcome.error}, not {wanted}"
+        wanted = " or ".join(f"a {k}" for k in kinds) + " error"
+        if outcome.error is None:
+            raise Mismatch(
+                "the call did not fail",
+                expected=wanted,
+                observed=f"it returned {outcome.value!r}",
+            )
+        expect(
+            outcome.error.kind in kinds,
+            f"the call failed with another kind of error than {' or '.join(kinds)}",
+            expected=wanted,
+            observed=f"{outcome.error}",
+        )
         return outcome.error
 
     def wait_until_no_server_runs(self, timeout: float = 5.0) -> list[str]:

@@ -9,15 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from skill_conformance.expectations import (
+from skill_conformance.port import Implementation
+from skill_conformance.verdicts.expectations import (
     Expectations,
     ExpectationsError,
     default_path,
     load_expectations,
     scenario_key,
 )
-from skill_conformance.port import Implementation
-from skill_conformance.verdicts import ScenarioInfo
+from skill_conformance.verdicts.ledger import ScenarioInfo
 
 __all__ = ["AppliedExpectations", "apply_expectations", "expectations_root"]
 
@@ -41,7 +41,7 @@ class AppliedExpectations:
 
 def expectations_root() -> Path:
     """The directory holding ``expectations/``: the checkout, or the copy bundled in the wheel."""
-    checkout = Path(__file__).resolve().parents[2]
+    checkout = Path(__file__).resolve().parents[3]
     if (checkout / "expectations").is_dir() and (checkout / "openspec").is_dir():
         return checkout
     return Path(str(resources.files("skill_conformance") / "_bundled"))
