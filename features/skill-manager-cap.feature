@@ -87,7 +87,8 @@ Feature: skill-manager-cap
       Given a skill `alpha` declaring the MCP server `first` with the tool `echo`
       And the pool has started
       When the skill manager is entered
-      And the pool rebuilds its skills
+      Then the MCP server `first` is running
+      When the pool rebuilds its skills
       Then the MCP server processes running before the rebuild have stopped
       When the agent calls `alpha__mcp__echo` with `{"text": "hi"}`
       Then the call returns the text `first:echo:hi`

@@ -156,13 +156,13 @@ Feature: skill-tool-registration
       And the agent sees no tool starting with `missing__`
       And a problem is reported naming `missing` and `nowhere`
 
-    @id:a-skill-whose-tools-fail-shall-take-no-other-skill-s-tools-away.an-mcp-server-that-exits-at-once-leaves-the-other-skills-tools-callable @added-by:skill-conformance @needs:mcp @needs:python-tools @needs:problems
-    Scenario: An MCP server that exits at once leaves the other skills' tools callable
-      Given a skill `crashing` declaring the MCP server `dead` that exits at once
-      And a skill `healthy` declaring the Python tool `json:loads`
-      When the agent calls `healthy__tool__loads` with `{"s": "[1]"}`
-      Then the call returns `[1]`
-      And the agent sees no tool starting with `crashing__`
+    @id:a-skill-whose-tools-fail-shall-take-no-other-skill-s-tools-away.an-mcp-server-that-exits-at-once-leaves-the-other-skills-mcp-tools-callable @added-by:skill-conformance @needs:mcp @needs:problems
+    Scenario: An MCP server that exits at once leaves the other skills' MCP tools callable
+      Given a skill `alpha` declaring the MCP server `first` with the tool `echo`
+      And a skill `crashing` declaring the MCP server `dead` that exits at once
+      When the agent calls `alpha__mcp__echo` with `{"text": "hi"}`
+      Then the call returns the text `first:echo:hi`
+      And the agent sees exactly the tool `alpha__mcp__echo`
       And a problem is reported naming `crashing` and `dead`
 
     @id:a-skill-whose-tools-fail-shall-take-no-other-skill-s-tools-away.an-mcp-server-that-never-answers-is-given-up-and-stopped @added-by:skill-conformance @needs:mcp @needs:python-tools @needs:problems

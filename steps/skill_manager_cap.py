@@ -95,7 +95,12 @@ def then_reverse_order(conformance: ScenarioContext) -> None:
 @then("the MCP server processes running before the rebuild have stopped")
 def then_old_servers_stopped(conformance: ScenarioContext) -> None:
     before = conformance.running_before_rebuild
-    assert before, "no MCP server was running before the rebuild; the step is misplaced"
+    expect(
+        bool(before),
+        "no MCP server was running before the rebuild",
+        expected="the entered skill manager's servers running before the rebuild",
+        observed="none running",
+    )
     alive = wait_for_exit(before, timeout=5.0)
     expect(
         not alive,

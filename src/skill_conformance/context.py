@@ -169,7 +169,9 @@ class ScenarioContext:
         """The error of the last call, which must have failed with ``kind`` (or an alternative)."""
         outcome = self.last_outcome()
         kinds = (kind, *alternatives)
-        wanted = " or ".join(f"a {k}" for k in kinds) + " error"
+        names = [str(k) for k in kinds]
+        listed = f"{', '.join(names[:-1])} or {names[-1]}" if len(names) > 1 else names[0]
+        wanted = f"a {listed} error"
         if outcome.error is None:
             raise Mismatch(
                 "the call did not fail",
@@ -178,7 +180,7 @@ class ScenarioContext:
             )
         expect(
             outcome.error.kind in kinds,
-            f"the call failed with another kind of error than {' or '.join(kinds)}",
+            f"the call failed with another kind of error than {listed}",
             expected=wanted,
             observed=f"{outcome.error}",
         )

@@ -326,7 +326,7 @@ MUTANTS = (
         _ids(
             STR_ISOLATION,
             "an-mcp-server-whose-command-does-not-exist-leaves-the-other-skills-tools-callable",
-            "an-mcp-server-that-exits-at-once-leaves-the-other-skills-tools-callable",
+            "an-mcp-server-that-exits-at-once-leaves-the-other-skills-mcp-tools-callable",
             "an-mcp-server-that-never-answers-is-given-up-and-stopped",
             "an-mcp-server-that-cannot-be-reached-over-http-leaves-the-other-skills-tools-callable",
             "entering-the-skill-manager-starts-the-other-mcp-servers-when-one-exits-at-once",
