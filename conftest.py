@@ -1,7 +1,7 @@
 """Load the suite's pytest plugin and its step definitions for every run in this checkout."""
 
 pytest_plugins = [
-    "skill_conformance.pytest_plugin",
+    "skill_conformance.runtime.plugin",
     "steps.shared",
     "steps.skill_manager_cap",
     "steps.extension_registry",

@@ -30,10 +30,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from skill_conformance.loading import load_implementation
 from skill_conformance.port import Implementation, Setup
-from skill_conformance.runner import blocking
-from skill_conformance.world import ServerLog, World
+from skill_conformance.runtime.blocking import blocking
+from skill_conformance.runtime.loading import load_implementation
+from skill_conformance.runtime.world import ServerLog, World
 
 TOOLS = 100
 ALLOWED = 50

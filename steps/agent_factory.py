@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pytest_bdd import given, then, when
 
-from skill_conformance.context import ScenarioContext
 from skill_conformance.port import AgentPath
+from skill_conformance.runtime.context import ScenarioContext
 from skill_conformance.verdicts import expect
 from steps._parsing import step
 

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from pytest_bdd import then, when
 
+<<<<<<< HEAD
 from skill_conformance.context import ScenarioContext, wait_for_exit
+=======
+from skill_conformance.runtime.context import ScenarioContext
+>>>>>>> main
 from skill_conformance.verdicts import expect
 from steps._parsing import step
 
@@ -83,7 +87,12 @@ def then_none_running(conformance: ScenarioContext) -> None:
 def then_reverse_order(conformance: ScenarioContext) -> None:
     started = conformance.servers.started()
     stopped = conformance.servers.stopped()
-    assert len(started) >= 2, f"too few MCP servers started to see an order: {started}"
+    expect(
+        len(started) >= 2,
+        "too few MCP servers started to see an order",
+        expected="at least two started",
+        observed=f"started {started}",
+    )
     expect(
         stopped == started[::-1],
         "the MCP servers did not stop in the reverse of the order they started",

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pytest_bdd import then
 
-from skill_conformance.context import ScenarioContext
+from skill_conformance.runtime.context import ScenarioContext
 from skill_conformance.verdicts import expect
 from steps._parsing import step
 

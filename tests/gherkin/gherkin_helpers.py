@@ -11,7 +11,7 @@ from typing import Any
 from gherkin.parser import Parser
 from gherkin.token_scanner import TokenScanner
 
-from skill_conformance.cli import main
+from skill_conformance.commands.main import main
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

@@ -239,6 +239,16 @@ MUTANTS = (
         _ids(ST_LOAD, "skill-not-found"),
     ),
     Mutant(
+        _H + "BackslashAsSeparatorMutant",
+        ST_LOAD,
+        _ids(
+            ST_LOAD,
+            "a-bare-name-holding-a-backslash-is-refused",
+            "a-bare-name-holding-a-backslash-fails-with-a-security-error",
+        ),
+        extra=True,
+    ),
+    Mutant(
         _H + "IgnoresRemoteProvidersMutant",
         ST_DISPATCH,
         _ids(ST_DISPATCH, "skill-discovery-via-protocol")
@@ -281,6 +291,49 @@ MUTANTS = (
         _H + "ChecksOnlyTheRawPathMutant",
         ST_REFS,
         _ids(ST_REFS, "percent-encoded-traversal-is-blocked"),
+        extra=True,
+    ),
+    Mutant(
+        _H + "ReadsUncheckedReferencesMutant",
+        ST_REFS,
+        _ids(
+            ST_REFS,
+            "path-traversal-in-reference-path-is-blocked",
+            "path-traversal-in-reference-path-fails-with-a-security-error",
+            "percent-encoded-traversal-is-blocked",
+            "percent-encoded-traversal-fails-with-a-security-error",
+            "a-symlink-into-a-sibling-directory-that-shares-the-skill-s-name-prefix-is-blocked",
+            "a-symlink-leading-out-of-the-skill-fails-with-a-security-error",
+        ),
+        extra=True,
+    ),
+    Mutant(
+        _H + "NamesHostPathsMutant",
+        ST_REFS,
+        _ids(
+            ST_REFS,
+            "path-traversal-in-reference-path-is-blocked",
+            "percent-encoded-traversal-is-blocked",
+            "a-symlink-into-a-sibling-directory-that-shares-the-skill-s-name-prefix-is-blocked",
+        ),
+        extra=True,
+    ),
+    Mutant(
+        _H + "ReadsAnyPathMutant",
+        ST_REFS,
+        _ids(
+            ST_REFS,
+            "reading-a-file-by-a-path-climbing-out-of-the-skill-reveals-nothing",
+            "reading-a-file-by-an-absolute-path-reveals-nothing",
+            "reading-a-file-through-a-symlink-out-of-the-skill-reveals-nothing",
+            "reading-a-file-by-a-path-climbing-out-of-the-skill-fails-with-a-security-error",
+        ),
+        extra=True,
+    ),
+    Mutant(
+        _H + "PrefixContainedReaderMutant",
+        ST_REFS,
+        _ids(ST_REFS, "reading-a-file-through-a-symlink-out-of-the-skill-reveals-nothing"),
         extra=True,
     ),
     Mutant(

@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 
 from skill_conformance.adapters.jsonlines import JsonlinesImplementation, ProtocolError
-from skill_conformance.loading import AdapterLoadError, load_implementation
 from skill_conformance.port import Ability, ErrorKind, Setup, SkillSystemError
-from skill_conformance.runner import ImplementationCrash, ImplementationHang, blocking
-from skill_conformance.world import pid_alive
+from skill_conformance.runtime.blocking import ImplementationCrash, ImplementationHang, blocking
+from skill_conformance.runtime.loading import AdapterLoadError, load_implementation
+from skill_conformance.runtime.world import pid_alive
 from tests.porting.porting_helpers import IMPLS, SCENARIOS, jsonl_command, run_suite, verdicts
 
 

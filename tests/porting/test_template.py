@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from skill_conformance.adapters.template import NotImplementedOperation, TemplateImplementation
-from skill_conformance.loading import load_implementation
 from skill_conformance.port import AgentPath, Implementation, Scope, Setup
+from skill_conformance.runtime.loading import load_implementation
 from tests.porting.porting_helpers import SCENARIOS, run_suite, verdicts
 
 

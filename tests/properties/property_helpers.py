@@ -1,8 +1,8 @@
 """Shared pieces of the property tests: budgets, strategies, and the reference opened on a world.
 
 Every property drives the reference through the port (``Implementation.open`` and the blocking
-runner) on real SKILL.md directories that :class:`~skill_conformance.world.World` writes into a
-fresh temporary directory per example.
+runner) on real SKILL.md directories that :class:`~skill_conformance.runtime.world.World` writes
+into a fresh temporary directory per example.
 
 Budgets come from the hypothesis profile named by ``SC_HYPOTHESIS_PROFILE`` (``ci``, the default,
 or ``thorough``, ten times the examples); the profiles are registered here and used as the parent
@@ -23,8 +23,8 @@ from hypothesis import strategies as st
 
 from skill_conformance.adapters.reference import ReferenceImplementation
 from skill_conformance.port import McpChild, Setup, ToolsChild
-from skill_conformance.runner import BlockingSkillSystem, blocking
-from skill_conformance.world import World
+from skill_conformance.runtime.blocking import BlockingSkillSystem, blocking
+from skill_conformance.runtime.world import World
 
 __all__ = [
     "budget",

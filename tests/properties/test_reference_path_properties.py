@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 from property_helpers import budget, opened, temporary_world
 
 from skill_conformance.port import ErrorKind, SkillSystemError
-from skill_conformance.runner import BlockingSkillSystem
-from skill_conformance.world import World
+from skill_conformance.runtime.blocking import BlockingSkillSystem
+from skill_conformance.runtime.world import World
 
 SECRETS = ("SECRET-NEXT-TO-SKILLS", "SECRET-IN-SIBLING")
 INSIDE = {"references/guide.md": "GUIDE-INSIDE", "notes.md": "NOTES-INSIDE"}

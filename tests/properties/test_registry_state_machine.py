@@ -19,8 +19,8 @@ from property_helpers import budget
 
 from skill_conformance.adapters.reference import ReferenceImplementation
 from skill_conformance.port import ErrorKind, Scope, Setup, SkillSystemError
-from skill_conformance.runner import BlockingSkillSystem, blocking
-from skill_conformance.world import World
+from skill_conformance.runtime.blocking import BlockingSkillSystem, blocking
+from skill_conformance.runtime.world import World
 
 NAMES = st.sampled_from(["a", "ab", "a-b", "a-b-c", "b"])
 

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from property_helpers import budget, identifiers, opened, skill_names, temporary_world
 
 from skill_conformance.port import ToolsChild
-from skill_conformance.world import World
+from skill_conformance.runtime.world import World
 
 _SEPARATORS = ("__tool__", "__mcp__")
 

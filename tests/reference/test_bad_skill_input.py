@@ -18,8 +18,8 @@ import pytest
 
 from skill_conformance.adapters.reference import ReferenceImplementation
 from skill_conformance.port import Setup
-from skill_conformance.runner import BlockingSkillSystem, blocking
-from skill_conformance.world import World
+from skill_conformance.runtime.blocking import BlockingSkillSystem, blocking
+from skill_conformance.runtime.world import World
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from reference.errors import SkillNotFoundError
 from reference.loader import load_skills
 from reference.manager import SkillManagerCap
 from reference.mcp_client import http_server, stdio_server
-from skill_conformance.world import World, pid_alive
+from skill_conformance.runtime.world import World, pid_alive
 
 pytestmark = pytest.mark.anyio
 

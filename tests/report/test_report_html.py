@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from report_helpers import ENTRIES, result, results_file
 
-from skill_conformance.cli import main
+from skill_conformance.commands.main import main
 
 _VOID = {"meta", "br", "img", "hr", "input", "link"}
 

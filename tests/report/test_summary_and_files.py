@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from report_helpers import ENTRIES, header, result
 
-from skill_conformance.spec_tree import spec_digest
+from skill_conformance.bundled import spec_digest
 from skill_conformance.verdicts.baseline import baseline_of
 from skill_conformance.verdicts.expectations import Expectations, ExpectationsError
 from skill_conformance.verdicts.results import Results, ResultsError, load_results, write_results
@@ -38,6 +38,13 @@ def test_many_bad_scenarios_are_cut_at_25() -> None:
     lines = summary_lines([result(e, "failed", "no") for e in ENTRIES])
     assert sum(line.startswith("FAILED") for line in lines) == 25
     assert lines[-1] == f"... and {len(ENTRIES) - 25} more (all are in --conformance-results FILE)"
+
+
+def test_a_bad_scenarios_reason_is_printed_whole() -> None:
+    observed = repr([f"server-{i:03d}__tool__echo" for i in range(40)])
+    reason = f"too few tools; expected 41 tools, observed {observed}"
+    lines = summary_lines([result(ENTRIES[0], "failed", reason)], width=80)
+    assert lines[-1] == f"FAILED  agent-factory > {ENTRIES[0].name}: {reason}"
 
 
 def test_a_results_file_round_trips(tmp_path: Path) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from skill_conformance.loading import AdapterLoadError, load_implementation
+from skill_conformance.runtime.loading import AdapterLoadError, load_implementation
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import yaml
 
-from skill_conformance.world import ServerLog, World
+from skill_conformance.runtime.world import ServerLog, World
 
 
 def _frontmatter(path: Path) -> dict[str, object]:

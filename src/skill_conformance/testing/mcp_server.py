@@ -19,15 +19,17 @@ then one byte that is not UTF-8 (``0xff``).
 ``--require-header NAME=VALUE`` every request lacking that header is refused with status 401.
 
 ``--mode`` makes it misbehave on purpose: ``crash`` exits before serving, ``hang`` never answers.
+
+``--zygote ADDRESS`` has the warm parent at ``ADDRESS`` (:mod:`skill_conformance.testing.zygote`)
+fork the server, which then serves this process's stdio; this process stays, forwards signals and
+exits with the server's status. Without a zygote there, the command serves on its own. This module
+imports only the standard library, so that the command is cheap when a zygote serves.
 """
 
 from __future__ import annotations
 
-import argparse
-import json
-import os
-import signal
 import sys
+<<<<<<< HEAD
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -38,8 +40,14 @@ if TYPE_CHECKING:  # The SDK is imported when serving: ``crash`` and ``hang`` st
     from mcp.server.fastmcp import FastMCP
     from mcp.server.fastmcp.resources import Resource
     from starlette.types import ASGIApp, Receive, Scope, Send
+=======
 
-__all__ = ["main", "remote_skill_instructions"]
+TYPE_CHECKING = False  # not typing's: importing typing would double the launcher's imports
+if TYPE_CHECKING:
+    import argparse
+>>>>>>> main
+
+__all__ = ["main", "parser", "remote_skill_instructions"]
 
 
 def remote_skill_instructions(name: str) -> str:
@@ -47,16 +55,11 @@ def remote_skill_instructions(name: str) -> str:
     return f"Instructions of {name}."
 
 
-def _record(log: Path | None, event: str, label: str) -> None:
-    if log is None:
-        return
-    line = json.dumps({"event": event, "label": label, "pid": os.getpid(), "t": time.time()})
-    fd = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-    try:
-        os.write(fd, (line + "\n").encode())
-    finally:
-        os.close(fd)
+def parser() -> argparse.ArgumentParser:
+    """The server's command line."""
+    import argparse
 
+<<<<<<< HEAD
 
 def _tool(label: str, name: str) -> Callable[[str], str]:
     def tool(text: str = "") -> str:
@@ -135,6 +138,8 @@ def _serve_http(server: FastMCP, port: int, header: str | None) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Serve over stdio (until stdin closes) or HTTP (``--http``); SIGTERM stops either."""
+=======
+>>>>>>> main
     parser = argparse.ArgumentParser(prog="skill_conformance.testing.mcp_server")
     parser.add_argument("--label", required=True)
     parser.add_argument("--tool", action="append", default=[])
@@ -142,33 +147,43 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--binary-skill", action="append", default=[])
     parser.add_argument("--http", type=int, metavar="PORT")
     parser.add_argument("--require-header", metavar="NAME=VALUE")
-    parser.add_argument("--log", type=Path)
+    parser.add_argument("--log")
     parser.add_argument("--mode", choices=["ok", "crash", "hang"], default="ok")
-    args = parser.parse_args(argv)
+    parser.add_argument("--zygote", metavar="ADDRESS")
+    return parser
 
-    _record(args.log, "start", args.label)
-    if args.mode == "crash":
-        _record(args.log, "stop", args.label)
-        return 3
 
-    def on_term(signum: int, frame: FrameType | None) -> None:
-        raise SystemExit(0)
+def main(argv: list[str] | None = None) -> int:
+    """Serve, through the zygote when one answers at ``--zygote``, else in this process."""
+    arguments = sys.argv[1:] if argv is None else argv
+    address, rest = _split_zygote(arguments)
+    if address is not None:
+        from skill_conformance.testing.launcher import Unavailable, launch
 
-    signal.signal(signal.SIGTERM, on_term)
-    try:
-        if args.mode == "hang":
-            while True:
-                time.sleep(3600)
-        server = build_server(args.label, args.tool, args.skill, args.binary_skill)
-        if args.http is None:
-            server.run("stdio")
+        try:
+            return launch(address, rest)
+        except Unavailable:
+            pass
+    from skill_conformance.testing.fastmcp_server import serve
+
+    return serve(parser().parse_args(rest))
+
+
+def _split_zygote(arguments: list[str]) -> tuple[str | None, list[str]]:
+    """The address of ``--zygote ADDRESS`` (or ``--zygote=ADDRESS``) and the other arguments."""
+    address: str | None = None
+    rest: list[str] = []
+    taking = False
+    for argument in arguments:
+        if taking:
+            address, taking = argument, False
+        elif argument == "--zygote":
+            taking = True
+        elif argument.startswith("--zygote="):
+            address = argument.partition("=")[2]
         else:
-            _serve_http(server, args.http, args.require_header)
-    except (KeyboardInterrupt, SystemExit):
-        pass
-    finally:
-        _record(args.log, "stop", args.label)
-    return 0
+            rest.append(argument)
+    return address, rest
 
 
 if __name__ == "__main__":

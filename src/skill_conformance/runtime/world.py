@@ -74,11 +74,14 @@ class World:
 
     Args:
         root: An empty directory owned by this world.
+        zygote: The address of a zygote (:mod:`skill_conformance.testing.zygote`) that the test
+            MCP servers' commands ask to fork them, or ``None``: each server imports ``mcp``.
 
     """
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, zygote: str | None = None) -> None:
         self.root = root
+        self.zygote = zygote
         self.skills_dir = root / "skills"
         self.modules_dir = root / "modules"
         self.scratch = root / "scratch"
@@ -246,6 +249,8 @@ class World:
         args = ["-m", SERVER_MODULE, "--label", label]
         if logged:
             args += ["--log", str(self.mcp_log)]
+        if self.zygote is not None:
+            args += ["--zygote", self.zygote]
         for tool in tools:
             args += ["--tool", tool]
         for skill in skills:
@@ -360,6 +365,9 @@ class _Event:
     event: str
     label: str
     pid: int
+    """The process the implementation started."""
+    server_pid: int
+    """The process that served: ``pid`` itself, or the one a zygote forked for it."""
 
 
 class ServerLog:
@@ -375,7 +383,9 @@ class ServerLog:
         events = []
         for line in self.path.read_text().splitlines():
             record = json.loads(line)
-            events.append(_Event(record["event"], record["label"], int(record["pid"])))
+            pid = int(record["pid"])
+            server_pid = int(record.get("server_pid", pid))
+            events.append(_Event(record["event"], record["label"], pid, server_pid))
         return events
 
     def started(self) -> list[str]:
@@ -388,13 +398,13 @@ class ServerLog:
 
     def running(self) -> list[str]:
         """Labels of the servers that started and have not stopped, and whose process lives."""
-        alive: dict[int, str] = {}
+        alive: dict[int, _Event] = {}
         for event in self.events():
             if event.event == "start":
-                alive[event.pid] = event.label
+                alive[event.server_pid] = event
             else:
-                alive.pop(event.pid, None)
-        return [label for pid, label in alive.items() if pid_alive(pid)]
+                alive.pop(event.server_pid, None)
+        return [e.label for e in alive.values() if pid_alive(e.pid) or pid_alive(e.server_pid)]
 
     def running_pids(self) -> set[int]:
         """Process ids of the servers that started, have not stopped, and live."""
@@ -404,8 +414,8 @@ class ServerLog:
         return {pid for pid in alive if pid_alive(pid)}
 
     def pids(self) -> set[int]:
-        """Every process id a server of this world ever had."""
-        return {e.pid for e in self.events()}
+        """Every process id a server of this world ever had (zygote-forked servers included)."""
+        return {pid for e in self.events() for pid in (e.pid, e.server_pid)}
 
 
 def pid_alive(pid: int) -> bool:

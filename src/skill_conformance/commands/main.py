@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import NoReturn
 
 from skill_conformance import __version__
-from skill_conformance.cli_reports import add_report_commands
+from skill_conformance.commands.review import add_report_commands
+from skill_conformance.commands.smoke import add_smoke
 from skill_conformance.gherkin import FAILED, Options, run
-from skill_conformance.smoke import add_smoke
 
 Command = Callable[[argparse.Namespace], int]
 
