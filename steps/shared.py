@@ -329,17 +329,6 @@ def then_nothing_contains(conformance: ScenarioContext, text: str) -> None:
     )
 
 
-<<<<<<< HEAD
-@then("no result or error contains the path of the skills directory")
-def then_no_host_path(conformance: ScenarioContext) -> None:
-    root = conformance.world.root
-    paths = {str(root), str(root.resolve())}
-    leaked = [t for t in conformance.last_outcome().texts() if any(p in t for p in paths)]
-    expect(
-        not leaked,
-        "the host path of the skills directory reached the caller",
-        expected=f"no result or error containing {root}",
-=======
 @then("no result or error reveals a host path")
 def then_no_host_path(conformance: ScenarioContext) -> None:
     """Neither the scenario's directory (which holds the skills) nor any path below it."""
@@ -351,6 +340,5 @@ def then_no_host_path(conformance: ScenarioContext) -> None:
         not leaked,
         "a path of the host reached the caller",
         expected=f"no result or error naming {roots[0]} or a path below it",
->>>>>>> main
         observed=f"{leaked}",
     )

@@ -4,11 +4,7 @@ from __future__ import annotations
 
 from pytest_bdd import then, when
 
-<<<<<<< HEAD
-from skill_conformance.context import ScenarioContext, wait_for_exit
-=======
-from skill_conformance.runtime.context import ScenarioContext
->>>>>>> main
+from skill_conformance.runtime.context import ScenarioContext, wait_for_exit
 from skill_conformance.verdicts import expect
 from steps._parsing import step
 

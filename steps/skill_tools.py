@@ -59,7 +59,6 @@ def then_text_contains(conformance: ScenarioContext, text: str) -> None:
     )
 
 
-<<<<<<< HEAD
 @then(step("the text does not contain `{text:v}`"))
 def then_text_lacks(conformance: ScenarioContext, text: str) -> None:
     value = conformance.expect_value()
@@ -101,13 +100,13 @@ def when_load_absolute(conformance: ScenarioContext, skill: str, name: str) -> N
 def when_load_long_name(conformance: ScenarioContext, prefix: str, length: int) -> None:
     uri = prefix + "a" * (length - 3) + ".md"
     conformance.attempt(lambda: conformance.system.load_skill(uri))
-=======
+
+
 def _only_in_files(conformance: ScenarioContext, text: str) -> bool:
     """Whether ``text`` is written in skills' files and in no skill's instructions."""
     drafts = conformance.world.skills.values()
     in_files = any(text in content for draft in drafts for content in draft.files.values())
     return in_files and not any(text in draft.body() for draft in drafts)
->>>>>>> main
 
 
 @when("`list_skills` is called")

@@ -71,14 +71,11 @@ class ScenarioContext:
     run: RunRecord | None = None
     listing: list[SkillListing] | None = None
     runs: int = 0
-<<<<<<< HEAD:src/skill_conformance/context.py
     running_before_rebuild: set[int] = field(default_factory=set)
-=======
     loaded: str | None = None
     """What the last ``load_skill`` call of the scenario asked for (None after other reads)."""
     needs: frozenset[Ability] | None = None
     """The abilities the scenario's tags name; ``None`` checks nothing."""
->>>>>>> main:src/skill_conformance/runtime/context.py
     _system: BlockingSkillSystem | None = None
     _entered: bool = False
     _tools: list[str] | None = None
@@ -204,14 +201,9 @@ class ScenarioContext:
         )
         return outcome.value
 
-<<<<<<< HEAD:src/skill_conformance/context.py
     def expect_error(self, kind: ErrorKind, *alternatives: ErrorKind) -> SkillSystemError:
         """The error of the last call, which must have failed with ``kind`` (or an alternative)."""
-=======
-    def expect_error(self, kind: ErrorKind) -> SkillSystemError:
-        """The error of the last call, which must have failed with ``kind``."""
         self.uses(Ability.ERROR_KINDS, f"it expects a {kind} error")
->>>>>>> main:src/skill_conformance/runtime/context.py
         outcome = self.last_outcome()
         kinds = (kind, *alternatives)
         names = [str(k) for k in kinds]
