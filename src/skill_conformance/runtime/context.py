@@ -42,6 +42,16 @@ __all__ = ["Outcome", "ScenarioContext"]
 
 T = TypeVar("T")
 
+SHOWN_TEXT = 2000
+"""How much of a returned text a failure shows: an oversized read must not exhaust the suite."""
+
+
+def _shown(value: object) -> str:
+    """``repr`` of ``value``, a long text cut to its first :data:`SHOWN_TEXT` characters."""
+    if isinstance(value, str) and len(value) > SHOWN_TEXT:
+        return f"{value[:SHOWN_TEXT]!r}... ({len(value):,} characters in all)"
+    return repr(value)
+
 
 @dataclass
 class Outcome:
@@ -213,7 +223,7 @@ class ScenarioContext:
             raise Mismatch(
                 "the call did not fail",
                 expected=wanted,
-                observed=f"it returned {outcome.value!r}",
+                observed=f"it returned {_shown(outcome.value)}",
             )
         expect(
             outcome.error.kind in kinds,
