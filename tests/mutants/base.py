@@ -48,11 +48,12 @@ class MutantPool(SkillPool):
         super().__init__(skills_dir, children, registry=self.registry_class())
         self.skills_tools = self.provider_class(self)
 
-    def _build(self) -> SkillManagerCap:
-        # SkillPool._build, with the manager's class swapped (building twice would import twice).
+    def _build_now(self) -> SkillManagerCap:
+        # SkillPool._build_now, with the manager's class swapped (building twice would import
+        # twice).
         loaded = self.load(self.skills_dir)
         manager = self.manager_class(loaded.skills.values(), self.children, name="pool-skills")
-        self._problems = loaded.problems + manager.problems
+        self._problems = list(loaded.problems)
         return manager
 
 

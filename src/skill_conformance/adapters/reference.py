@@ -251,6 +251,8 @@ class ReferenceSystem:
             await manager.__aexit__(None, None, None)
 
     def problems(self) -> Sequence[str]:  # noqa: D102
+        if self._pool is not None:
+            self._note_problems()
         return list(self._problems)
 
     def _note_problems(self) -> None:

@@ -67,11 +67,14 @@ class JsonlinesSystem:
         await self._refresh_problems()
 
     async def tool_names(self) -> Sequence[str]:  # noqa: D102
-        return strings_of("tool_names", await self._call("tool_names"))
+        names = strings_of("tool_names", await self._call("tool_names"))
+        await self._refresh_problems()  # a run may find an MCP server unusable
+        return names
 
     async def run_tool(self, name: str, arguments: Mapping[str, object]) -> RunRecord:  # noqa: D102
         record = object_of("run_tool", await self._call("run_tool", name=name, arguments=arguments))
         offered = tuple(strings_of("run_tool", record.get("offered")))
+        await self._refresh_problems()
         return RunRecord(offered=offered, result=record.get("result"))
 
     async def load_skill(self, skill: str, arguments: str | None = None) -> str:  # noqa: D102
@@ -112,6 +115,7 @@ class JsonlinesSystem:
 
     async def enter(self) -> None:  # noqa: D102
         await self._call("enter")
+        await self._refresh_problems()  # entering may find an MCP server unusable
 
     async def exit(self) -> None:  # noqa: D102
         await self._call("exit")
