@@ -259,6 +259,7 @@ class ScenarioContext:
 
     def close(self) -> list[int]:
         """Close the system; return the pids of test servers it left running (now killed)."""
+        self.world.release()
         try:
             if self._system is not None:
                 try:

@@ -8,6 +8,7 @@ modules it generates are removed from ``sys.path`` and ``sys.modules`` when it i
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -40,7 +41,7 @@ class SkillDraft:
     description: str = ""
     tools: list[str] = field(default_factory=list)
     mcp_servers: dict[str, dict[str, Any]] = field(default_factory=dict)
-    allowed_tools: list[str] | None = None
+    allowed_tools: list[str] | str | None = None
     files: dict[str, str] = field(default_factory=dict)
     links: dict[str, str] = field(default_factory=dict)
     sparse: dict[str, int] = field(default_factory=dict)
@@ -51,7 +52,9 @@ class SkillDraft:
             "name": self.name,
             "description": self.description or f"Skill {self.name}.",
         }
-        if self.allowed_tools is not None:
+        if isinstance(self.allowed_tools, str):
+            data["allowed-tools"] = self.allowed_tools
+        elif self.allowed_tools is not None:
             data["allowed-tools"] = list(self.allowed_tools)
         if self.tools:
             data["tools"] = [{"type": "python", "import_path": path} for path in self.tools]
@@ -89,6 +92,8 @@ class World:
         self.skills: dict[str, SkillDraft] = {}
         self.http_servers: dict[str, str] = {}
         self._module_names: list[str] = []
+        self._written: set[str] = set()
+        self._pipes: list[Path] = []
         self._processes: list[subprocess.Popen[bytes]] = []
         for directory in (self.skills_dir, self.modules_dir, self.scratch):
             directory.mkdir(parents=True, exist_ok=True)
@@ -263,11 +268,62 @@ class World:
         path.write_text(content)
         return path
 
+    # -- files written as they are ------------------------------------------------------------
+    #
+    # The skills directory can also hold what no skill description can say: a SKILL.md given byte
+    # for byte, or one that is not a regular file at all. These are written at once, and kept by
+    # :meth:`write`.
+
+    def skill_file_bytes(self, folder: str, data: bytes) -> Path:
+        """Write ``data`` as ``{folder}/SKILL.md`` (``folder`` relative to the skills directory)."""
+        path = self._skill_file(folder)
+        path.write_bytes(data)
+        return path
+
+    def skill_file_folder(self, folder: str) -> Path:
+        """Make ``{folder}/SKILL.md`` a directory."""
+        path = self._skill_file(folder)
+        path.mkdir()
+        return path
+
+    def skill_file_pipe(self, folder: str) -> Path:
+        """Make ``{folder}/SKILL.md`` a named pipe (FIFO) that nothing ever writes to."""
+        path = self._skill_file(folder)
+        os.mkfifo(path)
+        self._pipes.append(path)
+        return path
+
+    def skill_file_link(self, folder: str, target: Path | str) -> Path:
+        """Make ``{folder}/SKILL.md`` a symbolic link to ``target``."""
+        path = self._skill_file(folder)
+        path.symlink_to(target)
+        return path
+
+    def stray_file(self, name: str, content: str = "Not a skill.\n") -> Path:
+        """A plain file directly in the skills directory."""
+        self._written.add(name)
+        path = self.skills_dir / name
+        path.write_text(content)
+        return path
+
+    def empty_folder(self, name: str) -> Path:
+        """A folder without a SKILL.md directly in the skills directory."""
+        self._written.add(name)
+        path = self.skills_dir / name
+        path.mkdir()
+        return path
+
+    def _skill_file(self, folder: str) -> Path:
+        directory = self.skills_dir / folder
+        self._written.add(Path(folder).parts[0])
+        directory.mkdir(parents=True, exist_ok=True)
+        return directory / "SKILL.md"
+
     # -- writing -------------------------------------------------------------------------------
 
     def write(self) -> None:
-        """Make the skills directory hold exactly the described skills."""
-        wanted = set(self.skills)
+        """Make the skills directory hold exactly the described skills and the files written."""
+        wanted = set(self.skills) | self._written
         for existing in self.skills_dir.iterdir():
             if existing.name not in wanted:
                 shutil.rmtree(existing) if existing.is_dir() else existing.unlink()
@@ -295,8 +351,21 @@ class World:
         del self.skills[name]
         shutil.rmtree(self.skills_dir / name, ignore_errors=True)
 
+    def release(self) -> None:
+        """Let go of a reader stuck on one of this world's named pipes: it gets end of file.
+
+        An implementation that opens a pipe ``SKILL.md`` for reading waits for a writer; opening
+        it for writing (without blocking) and closing it again ends that wait, so the blocked
+        thread can finish instead of holding up ``close()`` or the end of the run.
+        """
+        for pipe in self._pipes:
+            # ENXIO: no reader is waiting; ENOENT: the pipe is gone.
+            with contextlib.suppress(OSError):
+                os.close(os.open(pipe, os.O_WRONLY | os.O_NONBLOCK))
+
     def teardown(self) -> None:
         """Stop the world's own servers, end hanging imports; undo its import path and modules."""
+        self.release()
         if self.scratch.is_dir():
             self.import_release.write_text("released")
         for process in self._processes:
