@@ -31,6 +31,12 @@ _ENTRIES = {entry.name: entry for entry in load_catalogue(specs_dir()).entries()
 _OFFERED_STEP = "Then the model was offered the tool `my-skill__tool__loads` in that run"
 
 
+def _line(feature: str, text: str) -> int:
+    """The number of the first line of ``feature`` (under the root) that holds ``text``."""
+    lines = (ROOT / feature).read_text().splitlines()
+    return next(number for number, line in enumerate(lines, 1) if text in line)
+
+
 def _selecting(*names: str) -> str:
     return " or ".join("test_" + re.sub(r"\W", "", n.replace(" ", "_")).lower() for n in names)
 
@@ -98,8 +104,9 @@ def test_a_failing_scenario_prints_a_short_block_with_step_expected_and_observed
     assert len(block) <= 15, "\n".join(block)
     text = "\n".join(block)
     assert "skill-manager-cap > for_run preserves tool_manager" in block[0]
-    assert "features/skill-manager-cap.feature:160" in text  # the scenario
-    assert "features/skill-manager-cap.feature:163" in text  # the step that failed
+    feature = "features/skill-manager-cap.feature"
+    assert f"{feature}:{_line(feature, f'Scenario: {FOR_RUN}')}" in text  # the scenario
+    assert f"{feature}:{_line(feature, _OFFERED_STEP)}" in text  # the step that failed
     assert _OFFERED_STEP in text
     expected = next(line for line in block if line.strip().startswith("expected:"))
     observed = next(line for line in block if line.strip().startswith("observed:"))
@@ -117,7 +124,8 @@ def test_an_error_prints_a_short_block_with_the_step_and_the_crash(runs: dict[st
     assert len(block) <= 15, "\n".join(block)
     text = "\n".join(block)
     assert "When `load_skill` is called with `ponytail`" in text
-    assert "features/skill-tools.feature:24" in text
+    step = "When `load_skill` is called with `ponytail`"
+    assert f"features/skill-tools.feature:{_line('features/skill-tools.feature', step)}" in text
     assert "RuntimeError: misbehaving: unexpected exception" in text
     assert "fixturefunc" not in run.output
 
@@ -179,5 +187,5 @@ def test_the_summary_is_printed_last(runs: dict[str, Run], label: str) -> None:
     total = max(i for i, line in enumerate(lines) if line.startswith("total: "))
     after = lines[total + 1 :]
     assert all(line.startswith(("FAILED ", "ERRORED ", "XPASS ")) for line in after[:-1]), after
-    assert re.match(r"^=+ .* in [\d.]+s =+$", after[-1])  # pytest's closing line only
+    assert re.match(r"^=+ .* in [\d.]+s( \([\d:]+\))? =+$", after[-1])  # pytest's closing line only
     assert not any("short test summary info" in line for line in after)
