@@ -8,4 +8,5 @@ pytest_plugins = [
     "steps.agent_factory",
     "steps.skill_tool_registration",
     "steps.skill_tools",
+    "steps.skill_loading",
 ]

@@ -16,14 +16,14 @@ Feature: skill-tool-registration
     and return what the function returns. An entry that cannot be imported SHALL be reported, naming the
     skill and the import path, and SHALL NOT stop the other skills' tools from being offered.
 
-    @id:skill-python-tools-shall-be-registered-as-prefixed-agent-tools.skill-with-python-tools-registered
+    @id:skill-python-tools-shall-be-registered-as-prefixed-agent-tools.skill-with-python-tools-registered @needs:python-tools
     Scenario: Skill with Python tools registered
       Given a skill `my-skill` declaring the Python tool `json:loads`
       When the agent calls `my-skill__tool__loads` with `{"s": "{\"a\": 1}"}`
       Then the agent sees the tool `my-skill__tool__loads`
       And the call returns `{"a": 1}`
 
-    @id:skill-python-tools-shall-be-registered-as-prefixed-agent-tools.skill-without-tools-does-not-register-tools
+    @id:skill-python-tools-shall-be-registered-as-prefixed-agent-tools.skill-without-tools-does-not-register-tools @needs:python-tools
     Scenario: Skill without tools does not register tools
       Given a skill `plain-skill`
       And a skill `tooled` declaring the Python tool `json:dumps`
@@ -31,7 +31,7 @@ Feature: skill-tool-registration
       Then the agent sees no tool starting with `plain-skill__`
       And the agent sees the tool `tooled__tool__dumps`
 
-    @id:skill-python-tools-shall-be-registered-as-prefixed-agent-tools.multiple-skills-with-tools-are-isolated-by-prefix
+    @id:skill-python-tools-shall-be-registered-as-prefixed-agent-tools.multiple-skills-with-tools-are-isolated-by-prefix @needs:python-tools
     Scenario: Multiple skills with tools are isolated by prefix
       Given a skill `alpha` declaring the Python tool `os:getcwd`
       And a skill `beta` declaring the Python tool `os:getcwd`
@@ -41,14 +41,14 @@ Feature: skill-tool-registration
       When the agent calls `beta__tool__getcwd` with `{}`
       Then the call returns the current working directory
 
-    @id:skill-python-tools-shall-be-registered-as-prefixed-agent-tools.a-skill-with-both-python-tools-and-mcp-servers-offers-both @added-by:skill-conformance @needs:mcp
+    @id:skill-python-tools-shall-be-registered-as-prefixed-agent-tools.a-skill-with-both-python-tools-and-mcp-servers-offers-both @added-by:skill-conformance @needs:python-tools @needs:mcp
     Scenario: A skill with both Python tools and MCP servers offers both
       Given a skill `hybrid` declaring the Python tool `json:loads`
       And the skill `hybrid` declares the MCP server `server1` with the tool `echo`
       When the agent's tools are listed
       Then the agent sees exactly the tools `hybrid__tool__loads` and `hybrid__mcp__echo`
 
-    @id:skill-python-tools-shall-be-registered-as-prefixed-agent-tools.an-invalid-import-path-leaves-the-other-skills-intact @added-by:skill-conformance
+    @id:skill-python-tools-shall-be-registered-as-prefixed-agent-tools.an-invalid-import-path-leaves-the-other-skills-intact @added-by:skill-conformance @needs:python-tools @needs:problems
     Scenario: An invalid import_path leaves the other skills intact
       Given a skill `broken` declaring the Python tool `no_such_module_sc:missing`
       And a skill `healthy` declaring the Python tool `json:loads`
@@ -97,7 +97,7 @@ Feature: skill-tool-registration
       Then no MCP server is running
       And the MCP servers stopped in the reverse of the order they started
 
-    @id:skill-mcp-servers-shall-be-registered-as-prefixed-agent-tools.an-mcp-server-entry-without-a-command-leaves-the-other-skills-intact @added-by:skill-conformance
+    @id:skill-mcp-servers-shall-be-registered-as-prefixed-agent-tools.an-mcp-server-entry-without-a-command-leaves-the-other-skills-intact @added-by:skill-conformance @needs:python-tools @needs:mcp @needs:problems
     Scenario: An MCP server entry without a command leaves the other skills intact
       Given a skill `misconfigured` declaring the MCP server `ghost` without a command
       And a skill `healthy` declaring the Python tool `json:loads`
@@ -105,31 +105,123 @@ Feature: skill-tool-registration
       Then the agent sees exactly the tool `healthy__tool__loads`
       And a problem is reported naming `misconfigured` and `ghost`
 
+  @requirement:a-skill-whose-tools-fail-shall-take-no-other-skill-s-tools-away @delta:baseline @added-by:skill-conformance
+  Rule: A skill whose tools fail SHALL take no other skill's tools away
+    Each skill's tools SHALL stand or fall on their own. A Python tool whose module cannot be imported,
+    raises `SystemExit` or `KeyboardInterrupt` while importing, or does not finish importing within a
+    bound the implementation states, and an MCP server whose command does not exist, which exits at
+    once, which never answers its handshake, or which cannot be reached over HTTP, SHALL each be
+    reported as one problem naming the skill and the tool or server, and SHALL only cost that skill the
+    tools concerned: every other skill's tools SHALL still be offered and stay callable, in the same
+    agent run, and entering the skill manager SHALL still start every other MCP server. An exception a
+    tool module raises at import SHALL NOT end the host process or its event loop. A problem
+    found while entering the manager or during a run SHALL be reported like one found when the manager
+    is built; the failing server SHALL NOT be retried on every run, and no process it started SHALL be
+    left running.
+
+    @id:a-skill-whose-tools-fail-shall-take-no-other-skill-s-tools-away.a-tool-module-that-raises-systemexit-while-importing-leaves-the-other-skills-intact @added-by:skill-conformance @needs:python-tools @needs:problems
+    Scenario: A tool module that raises SystemExit while importing leaves the other skills intact
+      Given a skill `quitter` declaring the Python tool `probe` from a module that raises `SystemExit` while importing
+      And a skill `healthy` declaring the Python tool `json:loads`
+      When the agent calls `healthy__tool__loads` with `{"s": "[1]"}`
+      Then the agent sees exactly the tool `healthy__tool__loads`
+      And the call returns `[1]`
+      And a problem is reported naming `quitter` and `probe`
+
+    @id:a-skill-whose-tools-fail-shall-take-no-other-skill-s-tools-away.a-tool-module-that-raises-keyboardinterrupt-while-importing-leaves-the-other-skills-intact @added-by:skill-conformance @needs:python-tools @needs:problems
+    Scenario: A tool module that raises KeyboardInterrupt while importing leaves the other skills intact
+      Given a skill `interrupter` declaring the Python tool `probe` from a module that raises `KeyboardInterrupt` while importing
+      And a skill `healthy` declaring the Python tool `json:loads`
+      When the agent calls `healthy__tool__loads` with `{"s": "[1]"}`
+      Then the agent sees exactly the tool `healthy__tool__loads`
+      And the call returns `[1]`
+      And a problem is reported naming `interrupter` and `probe`
+
+    @id:a-skill-whose-tools-fail-shall-take-no-other-skill-s-tools-away.a-tool-module-that-never-finishes-importing-is-given-up @added-by:skill-conformance @needs:python-tools @needs:problems
+    Scenario: A tool module that never finishes importing is given up
+      Given a skill `sleeper` declaring the Python tool `probe` from a module that never finishes importing
+      And a skill `healthy` declaring the Python tool `json:loads`
+      When the agent calls `healthy__tool__loads` with `{"s": "[1]"}`
+      Then the agent sees exactly the tool `healthy__tool__loads`
+      And the call returns `[1]`
+      And a problem is reported naming `sleeper` and `probe`
+
+    @id:a-skill-whose-tools-fail-shall-take-no-other-skill-s-tools-away.an-mcp-server-whose-command-does-not-exist-leaves-the-other-skills-tools-callable @added-by:skill-conformance @needs:mcp @needs:python-tools @needs:problems
+    Scenario: An MCP server whose command does not exist leaves the other skills' tools callable
+      Given a skill `missing` declaring the MCP server `nowhere` whose command does not exist
+      And a skill `healthy` declaring the Python tool `json:loads`
+      When the agent calls `healthy__tool__loads` with `{"s": "[1]"}`
+      Then the call returns `[1]`
+      And the model was offered the tool `healthy__tool__loads` in that run
+      And the agent sees no tool starting with `missing__`
+      And a problem is reported naming `missing` and `nowhere`
+
+    @id:a-skill-whose-tools-fail-shall-take-no-other-skill-s-tools-away.an-mcp-server-that-exits-at-once-leaves-the-other-skills-mcp-tools-callable @added-by:skill-conformance @needs:mcp @needs:problems
+    Scenario: An MCP server that exits at once leaves the other skills' MCP tools callable
+      Given a skill `alpha` declaring the MCP server `first` with the tool `echo`
+      And a skill `crashing` declaring the MCP server `dead` that exits at once
+      When the agent calls `alpha__mcp__echo` with `{"text": "hi"}`
+      Then the call returns the text `first:echo:hi`
+      And the agent sees exactly the tool `alpha__mcp__echo`
+      And a problem is reported naming `crashing` and `dead`
+
+    @id:a-skill-whose-tools-fail-shall-take-no-other-skill-s-tools-away.an-mcp-server-that-never-answers-is-given-up-and-stopped @added-by:skill-conformance @needs:mcp @needs:python-tools @needs:problems
+    Scenario: An MCP server that never answers is given up and stopped
+      Given a skill `silent` declaring the MCP server `mute` that never answers
+      And a skill `healthy` declaring the Python tool `json:loads`
+      When the agent calls `healthy__tool__loads` with `{"s": "[1]"}`
+      Then the call returns `[1]`
+      And the agent sees no tool starting with `silent__`
+      And a problem is reported naming `silent` and `mute`
+      And no MCP server is running
+
+    @id:a-skill-whose-tools-fail-shall-take-no-other-skill-s-tools-away.an-mcp-server-that-cannot-be-reached-over-http-leaves-the-other-skills-tools-callable @added-by:skill-conformance @needs:mcp-http @needs:python-tools @needs:problems
+    Scenario: An MCP server that cannot be reached over HTTP leaves the other skills' tools callable
+      Given a skill `offline` declaring the MCP server `remote` by a URL where nothing listens
+      And a skill `healthy` declaring the Python tool `json:loads`
+      When the agent calls `healthy__tool__loads` with `{"s": "[1]"}`
+      Then the call returns `[1]`
+      And the agent sees no tool starting with `offline__`
+      And a problem is reported naming `offline` and `remote`
+
+    @id:a-skill-whose-tools-fail-shall-take-no-other-skill-s-tools-away.entering-the-skill-manager-starts-the-other-mcp-servers-when-one-exits-at-once @added-by:skill-conformance @needs:lifecycle @needs:mcp @needs:problems
+    Scenario: Entering the skill manager starts the other MCP servers when one exits at once
+      Given a skill `alpha` declaring the MCP server `first` with the tool `echo`
+      And a skill `crashing` declaring the MCP server `dead` that exits at once
+      When the skill manager is entered
+      Then the MCP server `first` is running
+      And a problem is reported naming `crashing` and `dead`
+      When the agent calls `alpha__mcp__echo` with `{"text": "hi"}`
+      Then the call returns the text `first:echo:hi`
+      And the MCP server `dead` has been started once
+      When the skill manager is exited
+      Then no MCP server is running
+
   @requirement:skill-allowed-tools-shall-filter-registered-tools @delta:baseline @upstream-delta:added
   Rule: Skill allowed_tools SHALL filter registered tools
     A skill's `allowed-tools` SHALL decide which of that skill's own tools the agent is offered, by bare
     tool name; it SHALL NOT touch other skills' tools or non-skill tools. Not declaring `allowed-tools`
     SHALL keep every tool of the skill; declaring it empty SHALL keep none.
 
-    @id:skill-allowed-tools-shall-filter-registered-tools.allowed-tools-filters-skill-tools
+    @id:skill-allowed-tools-shall-filter-registered-tools.allowed-tools-filters-skill-tools @needs:python-tools @needs:allowed-tools
     Scenario: allowed_tools filters skill tools
       Given a skill `restricted` declaring the Python tools `read`, `write` and `list`
       And the skill `restricted` allows only the tools `read` and `list`
       When the agent's tools are listed
       Then the agent sees exactly the tools `restricted__tool__read` and `restricted__tool__list`
 
-    @id:skill-allowed-tools-shall-filter-registered-tools.no-allowed-tools-means-all-tools-accessible
+    @id:skill-allowed-tools-shall-filter-registered-tools.no-allowed-tools-means-all-tools-accessible @needs:python-tools @needs:allowed-tools
     Scenario: No allowed_tools means all tools accessible
       Given a skill `open` declaring the Python tools `read`, `write` and `list`
       When the agent's tools are listed
       Then the agent sees exactly the tools `open__tool__read`, `open__tool__write` and `open__tool__list`
 
-    @id:skill-allowed-tools-shall-filter-registered-tools.empty-allowed-tools-filters-all-skill-tools @needs:mcp
+    @id:skill-allowed-tools-shall-filter-registered-tools.empty-allowed-tools-filters-all-skill-tools @needs:python-tools @needs:mcp @needs:allowed-tools
     Scenario: Empty allowed_tools filters all skill tools
       Given a skill `blocked` declaring the Python tools `read` and `write`
       And the skill `blocked` declares the MCP server `server1` with the tool `echo`
       And the skill `blocked` declares an empty allowed tools list
-      And a non-skill child providing the tool `ping`
+      And a tool `ping` that belongs to no skill
       When the agent's tools are listed
       Then the agent sees exactly the tool `ping`
 
@@ -139,7 +231,7 @@ Feature: skill-tool-registration
     after the rebuild: tools of added skills SHALL appear, tools of remaining skills SHALL stay and stay
     callable, and tools of removed skills SHALL disappear.
 
-    @id:skill-tool-registration-shall-survive-pool-rebuild.pool-rebuild-with-added-skill @needs:pool-rebuild
+    @id:skill-tool-registration-shall-survive-pool-rebuild.pool-rebuild-with-added-skill @needs:pool-rebuild @needs:python-tools
     Scenario: Pool rebuild with added skill
       Given a skill `first` declaring the Python tool `json:loads`
       And the pool has started
@@ -147,7 +239,7 @@ Feature: skill-tool-registration
       And the pool rebuilds its skills
       Then the agent sees exactly the tools `first__tool__loads` and `second__tool__dumps`
 
-    @id:skill-tool-registration-shall-survive-pool-rebuild.pool-rebuild-with-removed-skill @added-by:skill-conformance @needs:pool-rebuild
+    @id:skill-tool-registration-shall-survive-pool-rebuild.pool-rebuild-with-removed-skill @added-by:skill-conformance @needs:pool-rebuild @needs:python-tools
     Scenario: Pool rebuild with removed skill
       Given a skill `keep` declaring the Python tool `json:loads`
       And a skill `drop` declaring the Python tool `json:dumps`
@@ -156,13 +248,22 @@ Feature: skill-tool-registration
       And the pool rebuilds its skills
       Then the agent sees exactly the tool `keep__tool__loads`
 
+    @id:skill-tool-registration-shall-survive-pool-rebuild.tools-that-remain-after-a-rebuild-stay-callable @added-by:skill-conformance @needs:pool-rebuild @needs:python-tools
+    Scenario: Tools that remain after a rebuild stay callable
+      Given a skill `first` declaring the Python tool `count`
+      And the pool has started
+      When a skill `second` declaring the Python tool `json:dumps` is added to the skills directory
+      And the pool rebuilds its skills
+      And the agent calls `first__tool__count` with `{}`
+      Then the call returns `first:count`
+
   @requirement:skill-tool-registration-shall-survive-for-run-copy @delta:baseline @upstream-delta:added
   Rule: Skill tool registration SHALL survive for_run() copy
     The skill manager's copy for one agent run SHALL offer the same Python tools, under the same names, as
     the manager it was copied from, and each SHALL be callable within that run; the MCP servers of the
     skills SHALL be shared with that copy rather than started again.
 
-    @id:skill-tool-registration-shall-survive-for-run-copy.for-run-preserves-python-tools
+    @id:skill-tool-registration-shall-survive-for-run-copy.for-run-preserves-python-tools @needs:python-tools
     Scenario: for_run preserves Python tools
       Given a skill `my-skill` declaring the Python tool `count`
       When an agent run calls `my-skill__tool__count` with `{}`

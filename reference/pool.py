@@ -8,12 +8,14 @@ always holds exactly one skill manager of this pool. Building starts no MCP serv
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from pydantic_ai.capabilities import AbstractCapability
 
+from reference.importer import IMPORT_TIMEOUT
 from reference.loader import load_skills
 from reference.manager import SkillManagerCap
 from reference.registry import POOL_SCOPE, ExtensionRegistry
@@ -30,6 +32,7 @@ class SkillPool:
         children: The pool's non-skill capabilities that the skill manager holds as children
             (MCP servers, remote skill providers, plain toolsets).
         registry: The pool's extension registry; a new one if not given.
+        import_timeout: Seconds each skill tool module may take to import.
 
     """
 
@@ -39,9 +42,11 @@ class SkillPool:
         children: Sequence[AbstractCapability[Any]] = (),
         *,
         registry: ExtensionRegistry | None = None,
+        import_timeout: float = IMPORT_TIMEOUT,
     ) -> None:
         self.skills_dir = skills_dir
         self.children = tuple(children)
+        self.import_timeout = import_timeout
         self.registry = registry if registry is not None else ExtensionRegistry()
         self.skills_tools = SkillToolsProvider(self)
         self._manager: SkillManagerCap | None = None
@@ -56,14 +61,21 @@ class SkillPool:
 
     @property
     def problems(self) -> list[str]:
-        """Problems of the current build: bad skill files, tools that did not import."""
-        return list(self._problems)
+        """Problems of the current build, and of skill MCP servers found unusable since.
+
+        Bad skill files and tools that did not import are found when building; a server that
+        cannot be used, when the manager is entered or during a run.
+        """
+        found = list(self._problems)
+        if self._manager is not None:
+            found.extend(self._manager.problems)
+        return found
 
     async def start(self) -> None:
         """Build the skill manager and register it at pool scope."""
         if self._manager is not None:
             raise RuntimeError("the skill pool has already started")
-        self._install(self._build())
+        self._install(await self._build())
 
     async def rebuild(self) -> None:
         """Replace the skill manager by one built from the skills directory as it is now."""
@@ -73,7 +85,7 @@ class SkillPool:
         self._manager = None  # pragma: no mutate
         if old.entered:
             await old.aclose()
-        self._install(self._build())
+        self._install(await self._build())
 
     async def close(self) -> None:
         """Unregister the skill manager and exit it if it is entered."""
@@ -83,10 +95,19 @@ class SkillPool:
             if old.entered:
                 await old.aclose()
 
-    def _build(self) -> SkillManagerCap:
+    async def _build(self) -> SkillManagerCap:
+        # In a worker thread: a tool module slow to import does not stall the event loop.
+        return await asyncio.to_thread(self._build_now)
+
+    def _build_now(self) -> SkillManagerCap:
         loaded = load_skills(self.skills_dir)
-        manager = SkillManagerCap(loaded.skills.values(), self.children, name="pool-skills")
-        self._problems = loaded.problems + manager.problems
+        manager = SkillManagerCap(
+            loaded.skills.values(),
+            self.children,
+            name="pool-skills",  # pragma: no mutate (a name for messages)
+            import_timeout=self.import_timeout,
+        )
+        self._problems = list(loaded.problems)
         return manager
 
     def _install(self, manager: SkillManagerCap) -> None:

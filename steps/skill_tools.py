@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pytest_bdd import given, then, when
 
-from skill_conformance.port import SkillListing
+from skill_conformance.port import Ability, SkillListing
 from skill_conformance.runtime.context import ScenarioContext
 from skill_conformance.verdicts import expect
 from steps._parsing import step
@@ -29,18 +29,84 @@ def given_outside_file(conformance: ScenarioContext, name: str, text: str) -> No
 @when(step("`load_skill` is called with `{skill:v}`"))
 @when(step("`load_skill` is called with `{skill:v}` and the arguments `{arguments:v}`"))
 def when_load_skill(conformance: ScenarioContext, skill: str, arguments: str | None = None) -> None:
+    conformance.loaded = skill
     conformance.attempt(lambda: conformance.system.load_skill(skill, arguments))
+
+
+@when(step("the file `{path:v}` of the skill `{skill:v}` is read"))
+def when_file_read(conformance: ScenarioContext, path: str, skill: str) -> None:
+    conformance.loaded = None
+    conformance.attempt(lambda: conformance.system.read_skill_file(skill, path))
+
+
+@when(step("the file of the skill `{skill:v}` at the absolute path of `{name:v}` is read"))
+def when_file_read_absolute(conformance: ScenarioContext, skill: str, name: str) -> None:
+    path = str((conformance.world.root / name).resolve())
+    when_file_read(conformance, path, skill)
 
 
 @then(step("the text contains `{text:v}`"))
 def then_text_contains(conformance: ScenarioContext, text: str) -> None:
     value = conformance.expect_value()
+    loaded = conformance.loaded
+    if loaded and not loaded.startswith("skill://") and _only_in_files(conformance, text):
+        conformance.uses(Ability.INLINE_REFERENCES, f"a bare-name load must hold {text!r}")
     expect(
         isinstance(value, str) and text in value,
         f"{text!r} is not in the text",
         expected=f"a text containing {text!r}",
         observed=repr(value),
     )
+
+
+@then(step("the text does not contain `{text:v}`"))
+def then_text_lacks(conformance: ScenarioContext, text: str) -> None:
+    value = conformance.expect_value()
+    expect(
+        isinstance(value, str) and text not in value,
+        f"{text!r} is in the text",
+        expected=f"a text without {text!r}",
+        observed=repr(value),
+    )
+
+
+@given(step("the skill `{skill:v}` has the sparse reference file `{path:v}` of {size:n} MiB"))
+def given_sparse_reference(conformance: ScenarioContext, skill: str, path: str, size: int) -> None:
+    conformance.world.sparse_file(skill, path, size * 1024 * 1024)
+
+
+@when(
+    step(
+        "the reference `{path:v}` of skill `{skill:v}` is replaced by a link to `{name:v}`"
+        " next to the skills directory"
+    )
+)
+def when_reference_swapped(conformance: ScenarioContext, path: str, skill: str, name: str) -> None:
+    conformance.world.replace_by_outside_link(skill, path, name)
+
+
+@when(
+    step(
+        "`load_skill` is called with the URI of skill `{skill:v}`"
+        " and the absolute path of `{name:v}`"
+    )
+)
+def when_load_absolute(conformance: ScenarioContext, skill: str, name: str) -> None:
+    uri = f"skill://{skill}/{(conformance.world.root / name).as_posix()}"
+    conformance.attempt(lambda: conformance.system.load_skill(uri))
+
+
+@when(step("`load_skill` is called with `{prefix:v}` followed by a name of {length:n} characters"))
+def when_load_long_name(conformance: ScenarioContext, prefix: str, length: int) -> None:
+    uri = prefix + "a" * (length - 3) + ".md"
+    conformance.attempt(lambda: conformance.system.load_skill(uri))
+
+
+def _only_in_files(conformance: ScenarioContext, text: str) -> bool:
+    """Whether ``text`` is written in skills' files and in no skill's instructions."""
+    drafts = conformance.world.skills.values()
+    in_files = any(text in content for draft in drafts for content in draft.files.values())
+    return in_files and not any(text in draft.body() for draft in drafts)
 
 
 @when("`list_skills` is called")
@@ -77,6 +143,7 @@ def then_listed_exactly(conformance: ScenarioContext, names: list[str]) -> None:
 
 @then("every listed skill has a name, a description and a source")
 def then_listed_complete(conformance: ScenarioContext) -> None:
+    conformance.uses(Ability.LISTING_SOURCE, "it checks each listed skill's source")
     incomplete = [e for e in _listing(conformance) if not (e.name and e.description and e.source)]
     expect(
         not incomplete,
@@ -88,6 +155,7 @@ def then_listed_complete(conformance: ScenarioContext) -> None:
 
 @then(step("the listed skill `{name:v}` has the source `{source:v}`"))
 def then_listed_source(conformance: ScenarioContext, name: str, source: str) -> None:
+    conformance.uses(Ability.LISTING_SOURCE, "it checks a listed skill's source")
     entry = _entry(conformance, name)
     expect(
         entry.source == source,
@@ -99,6 +167,7 @@ def then_listed_source(conformance: ScenarioContext, name: str, source: str) -> 
 
 @then(step("the listed skill `{name:v}` has the URI `{uri:v}`"))
 def then_listed_uri(conformance: ScenarioContext, name: str, uri: str) -> None:
+    conformance.uses(Ability.LISTING_SOURCE, "it checks a listed skill's URI")
     entry = _entry(conformance, name)
     expect(
         entry.uri == uri, f"{name!r} has another URI", expected=repr(uri), observed=repr(entry.uri)

@@ -8,7 +8,7 @@ class attributes, so a mutant names the broken class and nothing else.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -17,7 +17,7 @@ from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from reference.factory import AgentFactory, HostContext
-from reference.loader import load_skills
+from reference.loader import LoadResult, load_skills
 from reference.manager import SkillManagerCap
 from reference.pool import SkillPool
 from reference.registry import ExtensionRegistry
@@ -42,16 +42,18 @@ class MutantPool(SkillPool):
     manager_class: ClassVar[type[SkillManagerCap]] = SkillManagerCap
     registry_class: ClassVar[type[ExtensionRegistry]] = ExtensionRegistry
     provider_class: ClassVar[type[SkillToolsProvider]] = SkillToolsProvider
+    load: ClassVar[Callable[[Path], LoadResult]] = staticmethod(load_skills)
 
     def __init__(self, skills_dir: Path, children: Sequence[AbstractCapability[Any]] = ()) -> None:
         super().__init__(skills_dir, children, registry=self.registry_class())
         self.skills_tools = self.provider_class(self)
 
-    def _build(self) -> SkillManagerCap:
-        # SkillPool._build, with the manager's class swapped (building twice would import twice).
-        loaded = load_skills(self.skills_dir)
+    def _build_now(self) -> SkillManagerCap:
+        # SkillPool._build_now, with the manager's class swapped (building twice would import
+        # twice).
+        loaded = self.load(self.skills_dir)
         manager = self.manager_class(loaded.skills.values(), self.children, name="pool-skills")
-        self._problems = loaded.problems + manager.problems
+        self._problems = list(loaded.problems)
         return manager
 
 
@@ -96,6 +98,7 @@ def mutant(
     provider: type[SkillToolsProvider] | None = None,
     pool: type[MutantPool] | None = None,
     factory: type[AgentFactory] | None = None,
+    loader: Callable[[Path], LoadResult] | None = None,
 ) -> type[MutantImplementation]:
     """An implementation class: the reference with the given pieces swapped."""
     pool_base = pool or MutantPool
@@ -106,6 +109,8 @@ def mutant(
         pool_attrs["registry_class"] = registry
     if provider is not None:
         pool_attrs["provider_class"] = provider
+    if loader is not None:
+        pool_attrs["load"] = staticmethod(loader)
     pool_class = type(f"{name}Pool", (pool_base,), pool_attrs) if pool_attrs else pool_base
     system_attrs: dict[str, object] = {"pool_class": pool_class}
     if factory is not None:

@@ -182,8 +182,13 @@ def test_every_verdict_is_kept_apart_in_the_results(runs: dict[str, tuple[Run, i
     assert "first=beta second=alpha" in reasons[FAILED]  # the message's lines, joined
     assert "placeholder parser exploded" in reasons[CRASHED]
     assert "load_skill() did not finish within 10 s" in reasons[HUNG]
-    assert reasons[NOT_APPLICABLE] == "gate: gate keeps no pool"
+    assert reasons[NOT_APPLICABLE] == "gate: pool-rebuild: gate keeps no pool"
     assert reasons[STILL_FAILS] == f"known: {STILL_FAILS}"
+    raws = {result.name: (result.raw, result.observed) for result in results.scenarios}
+    raw, observed = raws.pop(STILL_FAILS)  # what the expected failure really did, and why
+    assert raw == "failed"
+    assert observed.startswith("'all=[alpha beta] again=[alpha beta]' is not in the text")
+    assert set(raws.values()) == {(None, "")}  # only an expected failure has a raw verdict
     assert f"known: {NOW_PASSES}" in reasons[NOW_PASSES]
     assert results.exit_status == 1
 

@@ -52,7 +52,7 @@ def _run(directory: Path, impl: str, names: tuple[str, ...], *extra: str) -> sub
     directory.mkdir()
     command = [
         *(sys.executable, "-m", "pytest", "steps", "-p", "no:cacheprovider", "-p", "no:randomly"),
-        *(f"--impl={impl}", "--scenario-timeout=10", "--no-expectations"),
+        *(f"--impl={impl}", "--scenario-timeout=60", "--no-expectations"),
         *(f"--junitxml={directory / 'junit.xml'}", "-k", _selecting(*names), *extra),
     ]
     env = {**os.environ, "COLUMNS": "100"}

@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import os
+import signal
+import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
+import pytest
 import yaml
 
-from skill_conformance.runtime.world import ServerLog, World
+from skill_conformance.runtime.world import ServerLog, World, pid_alive
 
 
 def _frontmatter(path: Path) -> dict[str, object]:
@@ -82,3 +89,88 @@ def test_a_skill_whose_name_prefixes_another_gets_its_own_tool_module(tmp_path: 
     shorter = world.add_python_tool("data", "read")
     assert longer.partition(":")[0] != shorter.partition(":")[0]
     assert world.add_python_tool("data", "write").partition(":")[0] == shorter.partition(":")[0]
+
+
+def test_files_written_as_they_are_stay_through_write(tmp_path: Path) -> None:
+    world = World(tmp_path)
+    world.skill("described")
+    raw = world.skill_file_bytes("raw", b"\xef\xbb\xbf---\r\nname: raw\r\n---\r\n")
+    nested = world.skill_file_bytes("described/assets/template", b"---\n---\n")
+    folder = world.skill_file_folder("folder")
+    pipe = world.skill_file_pipe("pipe")
+    link = world.skill_file_link("link", "/dev/zero")
+    stray = world.stray_file("README.md")
+    empty = world.empty_folder("empty")
+    world.write()
+    assert raw.read_bytes() == b"\xef\xbb\xbf---\r\nname: raw\r\n---\r\n"
+    assert nested.read_bytes() == b"---\n---\n"
+    assert (tmp_path / "skills" / "described" / "SKILL.md").is_file()
+    assert folder.is_dir()
+    assert pipe.is_fifo()
+    assert link.is_symlink()
+    assert str(link.readlink()) == "/dev/zero"
+    assert stray.is_file()
+    assert empty.is_dir()
+    world.teardown()
+
+
+def test_a_string_allowed_tools_is_written_as_the_string(tmp_path: Path) -> None:
+    world = World(tmp_path)
+    world.skill("restricted").allowed_tools = "read, list"
+    world.write()
+    assert _frontmatter(tmp_path / "skills" / "restricted" / "SKILL.md")["allowed-tools"] == (
+        "read, list"
+    )
+    world.teardown()
+
+
+def test_release_ends_a_read_stuck_on_a_pipe(tmp_path: Path) -> None:
+    world = World(tmp_path)
+    pipe = world.skill_file_pipe("piped")
+    read: list[bytes] = []
+    reader = threading.Thread(target=lambda: read.append(pipe.read_bytes()), daemon=True)
+    reader.start()
+    reader.join(0.5)
+    assert reader.is_alive()  # opening a pipe nobody writes to blocks
+    world.release()
+    reader.join(5.0)
+    assert not reader.is_alive()
+    assert read == [b""]
+    world.teardown()
+
+
+_PARENT = """
+import sys, time
+from pathlib import Path
+from skill_conformance.runtime.world import World
+world = World(Path(sys.argv[1]))
+world.serve_mcp_over_http("remote", ["echo"])
+print(world._processes[0].pid, flush=True)
+time.sleep(120)
+"""
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL")
+def test_the_http_server_stops_when_the_run_that_started_it_is_killed(tmp_path: Path) -> None:
+    parent = subprocess.Popen(
+        [sys.executable, "-c", _PARENT, str(tmp_path)],
+        stdout=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        assert parent.stdout is not None
+        server = int(parent.stdout.readline())
+        assert pid_alive(server)
+        parent.kill()  # SIGKILL: no clean-up of its own runs
+        parent.wait()
+        deadline = time.monotonic() + 10
+        while pid_alive(server) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not pid_alive(server), "the HTTP test server outlived the run that started it"
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(parent.pid, signal.SIGKILL)
+        parent.wait()
+        if parent.stdout is not None:
+            parent.stdout.close()

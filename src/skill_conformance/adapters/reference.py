@@ -31,6 +31,7 @@ from reference.factory import AgentFactory, HostContext
 from reference.manager import SkillManagerCap
 from reference.mcp_client import stdio_server
 from reference.pool import SkillPool
+from reference.references import read_reference
 from reference.registry import Scope as RegistryScope
 from reference.registry import ScopeLevel
 from skill_conformance.adapters.scripted_model import Script, idle
@@ -215,6 +216,15 @@ class ReferenceSystem:
     async def agent_load_skill(self, path: AgentPath, skill: str) -> str:  # noqa: D102
         return str(await self._call(self._agent(path), "load_skill", {"skill_name": skill}))
 
+    async def read_skill_file(self, skill: str, path: str) -> str:  # noqa: D102
+        with _port_errors():
+            found = self.pool.manager.skills.get(skill)
+            if found is None:
+                raise SkillNotFoundError(skill)
+            if found.directory is None:
+                raise ReferenceNotFoundError(skill, path)
+            return read_reference(found.name, found.directory, path)
+
     # -- registry, rebuild, lifecycle ------------------------------------------------------------
 
     async def resolve_uri(self, uri: str) -> ResolvedSkill:  # noqa: D102
@@ -241,6 +251,8 @@ class ReferenceSystem:
             await manager.__aexit__(None, None, None)
 
     def problems(self) -> Sequence[str]:  # noqa: D102
+        if self._pool is not None:
+            self._note_problems()
         return list(self._problems)
 
     def _note_problems(self) -> None:

@@ -3,6 +3,10 @@
 Steps never hold an implementation themselves: they describe the world, then ask
 :class:`ScenarioContext` for the system, which is opened and started on first use, after the
 skills described so far have been written to disk.
+
+The context also checks the scenario's ``@needs`` tags (:mod:`skill_conformance.runtime.abilities`):
+the world it writes, each operation it calls and each kind of result it checks must rely only on
+abilities the scenario is tagged with.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from skill_conformance.port import (
+    Ability,
     AgentPath,
     ErrorKind,
     Implementation,
@@ -27,7 +32,9 @@ from skill_conformance.port import (
     SkillSystemError,
     ToolsChild,
 )
+from skill_conformance.runtime.abilities import UntaggedAbility, world_needs
 from skill_conformance.runtime.blocking import BlockingSkillSystem, blocking
+from skill_conformance.runtime.production import production_warnings
 from skill_conformance.runtime.world import ServerLog, World, pid_alive
 from skill_conformance.verdicts import Mismatch, expect
 
@@ -64,6 +71,11 @@ class ScenarioContext:
     run: RunRecord | None = None
     listing: list[SkillListing] | None = None
     runs: int = 0
+    running_before_rebuild: set[int] = field(default_factory=set)
+    loaded: str | None = None
+    """What the last ``load_skill`` call of the scenario asked for (None after other reads)."""
+    needs: frozenset[Ability] | None = None
+    """The abilities the scenario's tags name; ``None`` checks nothing."""
     _system: BlockingSkillSystem | None = None
     _entered: bool = False
     _tools: list[str] | None = None
@@ -74,10 +86,32 @@ class ScenarioContext:
         """Whether the system has been opened and started."""
         return self._system is not None
 
+    def uses(self, ability: Ability, why: str) -> None:
+        """Note that the scenario relies on ``ability`` (because ``why``); it must be tagged so.
+
+        Raises:
+            UntaggedAbility: The scenario's ``@needs`` tags do not name ``ability``.
+
+        """
+        if self.needs is not None and ability not in self.needs:
+            raise UntaggedAbility(
+                f"the scenario relies on {ability.value} ({why}) but is not tagged "
+                f"@needs:{ability.value}"
+            )
+
+    def _guard(self, operation: str, needs: frozenset[Ability]) -> None:
+        for ability in sorted(needs):
+            self.uses(ability, f"it calls {operation}")
+
+    def _check_world(self) -> None:
+        for ability, why in world_needs(self.world, self.children).items():
+            self.uses(ability, why)
+
     @property
     def system(self) -> BlockingSkillSystem:
         """The system under test, opened and started on first use."""
         if self._system is None:
+            self._check_world()
             self.world.write()
             setup = Setup(
                 skills_dir=self.world.skills_dir,
@@ -85,7 +119,9 @@ class ScenarioContext:
                 skills_tools_provider=self.skills_tools_provider,
                 workdir=self.world.scratch,
             )
-            system = blocking(self.implementation.open(setup), self.timeout)
+            with production_warnings():
+                opened = self.implementation.open(setup)
+            system = blocking(opened, self.timeout, self._guard)
             self._system = system
             system.start()
         return self._system
@@ -96,7 +132,9 @@ class ScenarioContext:
 
     def rebuild(self) -> None:
         """Write the skills as now described and have the pool rebuild them."""
+        self._check_world()
         self.world.write()
+        self.running_before_rebuild = self.servers.running_pids()
         self.system.rebuild()
         self._tools = None
 
@@ -163,19 +201,24 @@ class ScenarioContext:
         )
         return outcome.value
 
-    def expect_error(self, kind: ErrorKind) -> SkillSystemError:
-        """The error of the last call, which must have failed with ``kind``."""
+    def expect_error(self, kind: ErrorKind, *alternatives: ErrorKind) -> SkillSystemError:
+        """The error of the last call, which must have failed with ``kind`` (or an alternative)."""
+        self.uses(Ability.ERROR_KINDS, f"it expects a {kind} error")
         outcome = self.last_outcome()
+        kinds = (kind, *alternatives)
+        names = [str(k) for k in kinds]
+        listed = f"{', '.join(names[:-1])} or {names[-1]}" if len(names) > 1 else names[0]
+        wanted = f"a {listed} error"
         if outcome.error is None:
             raise Mismatch(
                 "the call did not fail",
-                expected=f"a {kind} error",
+                expected=wanted,
                 observed=f"it returned {outcome.value!r}",
             )
         expect(
-            outcome.error.kind == kind,
-            f"the call failed with another kind of error than {kind}",
-            expected=f"a {kind} error",
+            outcome.error.kind in kinds,
+            f"the call failed with another kind of error than {listed}",
+            expected=wanted,
             observed=f"{outcome.error}",
         )
         return outcome.error
@@ -216,6 +259,7 @@ class ScenarioContext:
 
     def close(self) -> list[int]:
         """Close the system; return the pids of test servers it left running (now killed)."""
+        self.world.release()
         try:
             if self._system is not None:
                 try:

@@ -3,7 +3,8 @@
 ``--impl`` takes a registered name (``reference``, ``agentpool``, ``wolfharness``) or
 ``package.module:Attribute`` for an adapter living anywhere on the import path. The attribute is
 an :class:`~skill_conformance.port.Implementation`, or a class or function that returns one
-when called with no arguments.
+when called with no arguments. Importing and instantiating it run under production warning
+filters (:mod:`skill_conformance.runtime.production`), not the suite's.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import importlib
 from collections.abc import Mapping
 
 from skill_conformance.port import Implementation
+from skill_conformance.runtime.production import production_warnings
 
 __all__ = ["ADAPTERS", "AdapterLoadError", "load_implementation"]
 
@@ -21,6 +23,11 @@ ADAPTERS: Mapping[str, str] = {
     "wolfharness": "skill_conformance.adapters.agentpool:AgentpoolImplementation",
     "template": "skill_conformance.adapters.template:TemplateImplementation",
     "jsonlines": "skill_conformance.adapters.jsonlines:JsonlinesImplementation",
+    "pydantic-ai-skills": (
+        "skill_conformance.adapters.thirdparty.pydantic_ai_skills:PydanticAiSkillsImplementation"
+    ),
+    "deepagents": "skill_conformance.adapters.thirdparty.deepagents:DeepagentsImplementation",
+    "agno": "skill_conformance.adapters.thirdparty.agno:AgnoImplementation",
 }
 
 
@@ -30,6 +37,11 @@ class AdapterLoadError(Exception):
 
 def load_implementation(spec: str) -> Implementation:
     """Import and instantiate the implementation ``spec`` names."""
+    with production_warnings():
+        return _load(spec)
+
+
+def _load(spec: str) -> Implementation:
     target = ADAPTERS.get(spec, spec)
     module_name, colon, attribute = target.partition(":")
     if not colon or not module_name or not attribute:

@@ -1,24 +1,34 @@
 """The pytest plugin that runs the generated features against an implementation.
 
 It adds the suite's options, turns the features' ``@key:value`` tags into ``spec`` markers,
-applies the expectations file, reports a scenario that needs an ability the adapter lacks as not
-applicable (with the adapter's reason), and registers :class:`~.verdicts.reporting.Reporting`,
+applies the expectations file, reports a scenario that needs abilities the adapter lacks as not
+applicable (with the adapter's reasons), and so a scenario in which an operation raises
+:class:`~skill_conformance.port.Unsupported`, and registers :class:`~.verdicts.reporting.Reporting`,
 which classifies every scenario's verdict and shows it.
+
+An interrupt (Ctrl-C, or SIGTERM, which the plugin turns into the same interrupt) stops the run:
+the call in flight is cut short, the scenario in flight gets no verdict, every system and server
+is closed, and ``--conformance-results`` is written marked ``"interrupted": true``.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Generator, Iterator
+import signal
+import threading
+from collections.abc import Callable, Generator, Iterator, Mapping
 from pathlib import Path
+from types import FrameType
 
 import pytest
 
 from skill_conformance import __version__
 from skill_conformance.bundled import spec_digest
-from skill_conformance.port import Ability, Implementation
+from skill_conformance.options import OptionError, positive_seconds, whole_mib, writable_file
+from skill_conformance.port import Ability, Implementation, Unsupported
 from skill_conformance.runtime.context import ScenarioContext
 from skill_conformance.runtime.loading import AdapterLoadError, load_implementation
+from skill_conformance.runtime.memory import MemoryCap, cap_memory
 from skill_conformance.runtime.world import World
 from skill_conformance.testing.zygote import Zygote
 from skill_conformance.verdicts.block import TRACEBACK_OPTION
@@ -33,6 +43,22 @@ _COLLECTED: dict[str, ScenarioInfo] = {}
 _IMPLEMENTATION = pytest.StashKey[Implementation]()
 _EXPECTATIONS = pytest.StashKey[AppliedExpectations]()
 _HEADER = pytest.StashKey[Header]()
+_SIGTERM_HANDLED = pytest.StashKey[bool]()
+_TIMEOUT = pytest.StashKey[float]()
+_MEMORY_LIMIT = pytest.StashKey[int]()
+_MEMORY = pytest.StashKey[MemoryCap]()
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised as an interrupt so that the run ends as it does on Ctrl-C."""
+
+
+def _on_sigterm(signum: int, frame: FrameType | None) -> None:
+    # Once: a second SIGTERM during the clean-up must not cut the clean-up short.
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    raise Terminated(f"terminated by signal {signum}")
+
+
 _ZYGOTE = pytest.StashKey[Zygote]()
 
 
@@ -47,9 +73,16 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     group.addoption(
         "--scenario-timeout",
-        type=float,
-        default=30.0,
+        default="30",
         help="seconds each call into the implementation may take (default 30)",
+    )
+    group.addoption(
+        "--memory-limit",
+        metavar="MIB",
+        default="4096",
+        help="MiB the suite's process may grow beyond its size at start-up, so that an "
+        "implementation reading without bound fails with MemoryError instead of exhausting "
+        "the machine (default 4096; 0: no bound)",
     )
     group.addoption(
         "--expectations",
@@ -91,10 +124,44 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     """Register the suite's marker and the hooks that classify and show the verdicts."""
     config.addinivalue_line("markers", "spec(key, value): a tag of the generated features")
+    _check_options(config)
     reporting = Reporting(
         config, _COLLECTED, lambda: header_of(config), lambda: _expectation_notes(config)
     )
     config.pluginmanager.register(reporting, "skill-conformance-reporting")
+    config.stash[_MEMORY] = cap_memory(config.stash[_MEMORY_LIMIT])
+    main = threading.current_thread() is threading.main_thread()
+    if main and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:  # leave others' handlers
+        config.stash[_SIGTERM_HANDLED] = True
+        signal.signal(signal.SIGTERM, _on_sigterm)
+
+
+def _check_options(config: pytest.Config) -> None:
+    """Refuse, in one line and before any scenario runs, an option the run could not honour."""
+    try:
+        config.stash[_TIMEOUT] = positive_seconds(
+            "--scenario-timeout", config.getoption("--scenario-timeout")
+        )
+        config.stash[_MEMORY_LIMIT] = whole_mib(
+            "--memory-limit", config.getoption("--memory-limit")
+        )
+        results: Path | None = config.getoption("--conformance-results")
+        if results is not None and not hasattr(config, "workerinput"):
+            writable_file("--conformance-results", results)
+    except OptionError as error:
+        raise pytest.UsageError(str(error)) from None
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Stop the zygote (and any server it still runs); give SIGTERM back its default action."""
+    zygote = config.stash.get(_ZYGOTE, None)
+    if zygote is not None:
+        zygote.stop()
+    memory = config.stash.get(_MEMORY, None)
+    if memory is not None:
+        memory.release()
+    if config.stash.get(_SIGTERM_HANDLED, False):
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def _expectation_notes(config: pytest.Config) -> list[str]:
@@ -143,18 +210,17 @@ def _info(item: pytest.Item) -> ScenarioInfo | None:
         scenario_id=tags["id"][0],
         needs=tuple(tags.get("needs", ())),
         requirement_slug=tags.get("requirement", [""])[0],
-        path=_shown(path, item.config.rootpath),
+        path=path,
         line=line,
     )
 
 
-def _shown(path: Path, root: Path) -> str:
-    """``path`` relative to ``root`` where it lies below it, else whole."""
-    return str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
+def _names(item: pytest.Item) -> tuple[str, str, str | None, str, int]:
+    """The feature's name, the scenario's, its rule's, the feature file and the scenario's line.
 
-
-def _names(item: pytest.Item) -> tuple[str, str, str | None, Path, int]:
-    """The feature's name, the scenario's, its rule's, the feature file and the scenario's line."""
+    The feature file is as Cucumber JSON names it: ``features/skill-tools.feature``, below the
+    features directory's parent, in a checkout and in the installed wheel alike.
+    """
     import importlib
 
     bdd_scenario = importlib.import_module("pytest_bdd.scenario")
@@ -163,10 +229,10 @@ def _names(item: pytest.Item) -> tuple[str, str, str | None, Path, int]:
     template = registry.get(function) if function is not None else None
     template = template or getattr(function, "__scenario__", None)  # pytest-bdd 8
     if template is None:
-        return "?", item.name, None, item.path, 0
+        return "?", item.name, None, item.nodeid.partition("::")[0], 0
     rule = template.rule.name if template.rule is not None else None
     feature = template.feature
-    return feature.name, template.name, rule, Path(feature.filename), template.line_number
+    return feature.name, template.name, rule, feature.rel_filename, template.line_number
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -182,6 +248,28 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         except (AdapterLoadError, ExpectationsError) as error:
             pytest.exit(str(error), returncode=pytest.ExitCode.USAGE_ERROR)
         config.stash[_EXPECTATIONS] = applied
+
+
+def _needs(item: pytest.Item) -> frozenset[Ability]:
+    """The abilities a scenario's ``@needs`` tags name; an unknown one fails the scenario."""
+    needs = set()
+    for need in _spec_tags(item).get("needs", []):
+        try:
+            needs.add(Ability(need))
+        except ValueError:
+            pytest.fail(f"scenario needs unknown ability {need!r}", pytrace=False)
+    return frozenset(needs)
+
+
+def missing_abilities(needs: frozenset[Ability], unsupported: Mapping[Ability, str]) -> str | None:
+    """Why a scenario needing ``needs`` is not applicable: every lacking ability, with its reason.
+
+    ``None`` when nothing it needs is lacking.
+    """
+    lacking = [ability for ability in Ability if ability in needs and ability in unsupported]
+    if not lacking:
+        return None
+    return "; ".join(f"{ability.value}: {unsupported[ability]}" for ability in lacking)
 
 
 @pytest.hookimpl(trylast=True)
@@ -221,13 +309,6 @@ def _zygote_address(config: pytest.Config) -> str | None:
     return config.stash[_ZYGOTE].address
 
 
-def pytest_unconfigure(config: pytest.Config) -> None:
-    """Stop the zygote and, with it, any server it still runs."""
-    zygote = config.stash.get(_ZYGOTE, None)
-    if zygote is not None:
-        zygote.stop()
-
-
 @pytest.hookimpl(wrapper=True, tryfirst=True)
 def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
@@ -256,20 +337,26 @@ def pytest_runtest_makereport(
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
     """Skip, as not applicable, a scenario whose needs the implementation lacks."""
-    needs = _spec_tags(item).get("needs", [])
+    needs = _needs(item)
     if not needs:
         return
     implementation = implementation_of(item.config)
     unsupported = dict(implementation.unsupported)
-    if Ability.SYMLINKS.value in needs and not _can_symlink():
+    if Ability.SYMLINKS in needs and not _can_symlink():
         unsupported.setdefault(Ability.SYMLINKS, "this platform cannot create symbolic links")
-    for need in needs:
-        try:
-            ability = Ability(need)
-        except ValueError:
-            pytest.fail(f"scenario needs unknown ability {need!r}", pytrace=False)
-        if ability in unsupported:
-            mark_not_applicable(item, f"{implementation.name}: {unsupported[ability]}")
+    reason = missing_abilities(needs, unsupported)
+    if reason is not None:
+        mark_not_applicable(item, f"{implementation.name}: {reason}")
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
+    """Report a scenario whose implementation raised :class:`Unsupported` as not applicable."""
+    try:
+        return (yield)
+    except Unsupported as unsupported:
+        name = implementation_of(item.config).name
+        mark_not_applicable(item, f"{name}: {unsupported.reason}")
 
 
 def _can_symlink() -> bool:
@@ -314,7 +401,8 @@ def conformance(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Scen
     context = ScenarioContext(
         implementation=implementation_of(request.config),
         world=World(tmp_path, zygote=_zygote_address(request.config)),
-        timeout=request.config.getoption("--scenario-timeout"),
+        timeout=request.config.stash[_TIMEOUT],
+        needs=_needs(request.node) if _spec_tags(request.node).get("id") else None,
     )
     yield context
     leftovers = context.close()

@@ -8,6 +8,8 @@
   pytest prints the failed scenarios, this plugin the errored ones, in the same form.
 - JUnit XML names each test case after its scenario, its class after the capability.
 - The summary is printed last, after pytest's short test summary.
+- An interrupted run (Ctrl-C, SIGTERM) says so under the summary, and its results file says
+  ``"interrupted": true``; the scenario in flight gets no verdict.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from skill_conformance.verdicts.ledger import (
     Ledger,
     ScenarioInfo,
     decided,
+    raw_of,
     reason_of,
     verdict_of,
 )
@@ -118,6 +121,9 @@ class Reporting:
             return report
         reason = not_applicable if verdict is Verdict.NOT_APPLICABLE else reason_of(report, call)
         properties = [("verdict", verdict.value), ("reason", reason or "")]
+        raw = raw_of(report, call) if verdict is Verdict.EXPECTED_FAILURE else None
+        if raw is not None:
+            properties += [("raw", raw[0].value), ("observed", raw[1])]
         report.user_properties = [*report.user_properties, *properties]  # this report's own
         if verdict in (Verdict.FAILED, Verdict.ERRORED) and call.excinfo is not None:
             step = item.stash.get(_FAILED_STEP, None) if call.when == "call" else None
@@ -167,7 +173,9 @@ class Reporting:
             node.add_property("verdict", verdict.value)
 
     @pytest.hookimpl(wrapper=True, tryfirst=True)
-    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> Generator[None]:
+    def pytest_terminal_summary(
+        self, terminalreporter: pytest.TerminalReporter, exitstatus: int
+    ) -> Generator[None]:
         """Around pytest's sections: first the errored scenarios, last the suite's summary.
 
         The errored scenarios get blocks as pytest prints the failed ones (ERRORS before
@@ -179,11 +187,13 @@ class Reporting:
                 head = report.head_line or report.nodeid
                 terminalreporter.write_sep("_", head, red=True, bold=True)
                 terminalreporter.write_line(str(report.longrepr))
-        yield
-        self._print_summary(terminalreporter)
+        try:
+            yield
+        finally:  # also when a wrapper inside raises (warnings turned errors at session end)
+            self._print_summary(terminalreporter, exitstatus == pytest.ExitCode.INTERRUPTED)
 
-    def _print_summary(self, terminal: pytest.TerminalReporter) -> None:
-        if not self.ledger.verdicts:
+    def _print_summary(self, terminal: pytest.TerminalReporter, interrupted: bool) -> None:
+        if not (self.ledger.verdicts or (interrupted and self.collected)):
             return
         header = self.header()
         title = f"{header.adapter} {header.adapter_version}" if header else "?"
@@ -200,11 +210,17 @@ class Reporting:
             lines.insert(total, disagreement)
         for line in lines:
             terminal.write_line(line)
+        if interrupted:
+            terminal.write_line(
+                f"run interrupted: {len(self.ledger.verdicts)} of {len(self.collected)} "
+                "scenarios got a verdict; the scenario in flight and those after it were not run"
+            )
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         """Put the header into JUnit XML and write ``--conformance-results`` (not in workers)."""
-        if hasattr(self.config, "workerinput") or not self.ledger.verdicts:
+        interrupted = exitstatus == pytest.ExitCode.INTERRUPTED
+        if hasattr(self.config, "workerinput") or not (self.ledger.verdicts or interrupted):
             return
         header = self.header()
         if header is None:
@@ -216,8 +232,14 @@ class Reporting:
         path: Path | None = self.config.getoption("--conformance-results")
         if path is not None:
             created = datetime.now(UTC).isoformat(timespec="seconds")
-            results = Results(header, tuple(self.ledger.results()), created, int(exitstatus))
-            write_results(path, results)
+            scenarios = tuple(self.ledger.results())
+            results = Results(header, scenarios, created, int(exitstatus), interrupted)
+            try:
+                write_results(path, results)
+            except OSError as error:  # checked before the run; the disk can still fill up
+                message = f"--conformance-results: cannot write {path}: {error.strerror or error}"
+                session.config.get_terminal_writer().line(f"ERROR: {message}", red=True)
+                session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
 
 
 class _Step(Protocol):

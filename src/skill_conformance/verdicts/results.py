@@ -18,6 +18,9 @@ A results file is JSON::
       ]
     }
 
+A run stopped by Ctrl-C or SIGTERM adds ``"interrupted": true`` (and exit status 2): its
+``scenarios`` are only those that ended before the interrupt; the one in flight has no verdict.
+
 ``verdict`` is a :class:`~skill_conformance.verdicts.verdict.Verdict`'s value. ``reason`` is, on
 one line and whole, what a failed scenario's step expected and observed, the error of an errored
 one, and the declared reason of an expected failure or a not-applicable scenario.
@@ -89,6 +92,10 @@ class ScenarioResult:
     name: str
     verdict: Verdict
     reason: str = ""
+    raw: Verdict | None = None
+    """For an expected failure, what the scenario really did: failed or errored."""
+    observed: str = ""
+    """For an expected failure, the reason of its raw verdict (the expectation's is ``reason``)."""
 
     @property
     def key(self) -> str:
@@ -104,6 +111,8 @@ class Results:
     scenarios: tuple[ScenarioResult, ...]
     created: str = ""
     exit_status: int | None = None
+    interrupted: bool = False
+    """The run was stopped (Ctrl-C, SIGTERM): :attr:`scenarios` holds only those that ended."""
 
     def counts(self) -> Counter[Verdict]:
         """How many scenarios got each verdict."""
@@ -122,19 +131,24 @@ class Results:
             },
             "created": self.created,
             "exit_status": self.exit_status,
+            **({"interrupted": True} if self.interrupted else {}),
             "counts": {verdict.value: counts[verdict] for verdict in Verdict if counts[verdict]},
-            "scenarios": [
-                {
-                    "capability": r.capability,
-                    "requirement": {"slug": r.requirement_slug, "title": r.requirement_title},
-                    "id": r.id,
-                    "name": r.name,
-                    "verdict": r.verdict.value,
-                    "reason": r.reason,
-                }
-                for r in self.scenarios
-            ],
+            "scenarios": [_scenario_json(r) for r in self.scenarios],
         }
+
+
+def _scenario_json(r: ScenarioResult) -> dict[str, object]:
+    entry: dict[str, object] = {
+        "capability": r.capability,
+        "requirement": {"slug": r.requirement_slug, "title": r.requirement_title},
+        "id": r.id,
+        "name": r.name,
+        "verdict": r.verdict.value,
+        "reason": r.reason,
+    }
+    if r.raw is not None:
+        entry.update(raw=r.raw.value, observed=r.observed)
+    return entry
 
 
 def write_results(path: Path, results: Results) -> None:
@@ -150,12 +164,16 @@ def load_results(path: Path) -> Results:
         data = json.loads(path.read_text(encoding="utf-8"))
     except OSError as error:
         raise ResultsError(f"{path}: cannot read: {error.strerror or error}") from error
+    except UnicodeDecodeError as error:
+        raise ResultsError(f"{path}: not UTF-8: byte {error.start} cannot be decoded") from None
     except json.JSONDecodeError as error:
         raise ResultsError(f"{path}: not JSON: {error}") from error
+    except RecursionError:
+        raise ResultsError(f"{path}: not a {FORMAT} file: nested too deeply") from None
     try:
         return _parse(data)
-    except (KeyError, TypeError, ValueError) as error:
-        raise ResultsError(f"{path}: not a {FORMAT} file: {error!r}") from error
+    except (KeyError, TypeError, ValueError, AttributeError) as error:
+        raise ResultsError(f"{path}: not a {FORMAT} file: {error!r:.200}") from error
 
 
 def _parse(data: object) -> Results:
@@ -184,6 +202,8 @@ def _parse(data: object) -> Results:
                 name=str(entry["name"]),
                 verdict=verdict,
                 reason=str(entry.get("reason", "")),
+                raw=Verdict(entry["raw"]) if "raw" in entry else None,
+                observed=str(entry.get("observed", "")),
             )
         )
     status = data.get("exit_status")
@@ -192,4 +212,5 @@ def _parse(data: object) -> Results:
         scenarios=tuple(scenarios),
         created=str(data.get("created", "")),
         exit_status=status if isinstance(status, int) else None,
+        interrupted=data.get("interrupted") is True,
     )

@@ -24,6 +24,7 @@ from skill_conformance.adapters.agentpool.translate import (
     error_kind_for,
     parse_listing,
     scope_keywords,
+    skill_file_uri,
 )
 from skill_conformance.adapters.scripted_model import Script
 from skill_conformance.port import (
@@ -183,6 +184,9 @@ class AgentpoolSystem:
 
     async def list_skills(self) -> Sequence[SkillListing]:  # noqa: D102
         return parse_listing(str(await self._guard(self._skill_tool("list_skills", {}))))
+
+    async def read_skill_file(self, skill: str, path: str) -> str:  # noqa: D102
+        return await self.load_skill(skill_file_uri(skill, path))
 
     # -- registry, rebuild, lifecycle ------------------------------------------------------------
 

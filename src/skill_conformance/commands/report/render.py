@@ -88,7 +88,7 @@ def _runs(columns: Sequence[Column], spec_digest: str) -> str:
         ("Suite version", [_e(c.results.header.suite_version) for c in columns]),
         ("Spec digest", [_digest(c.results.header.spec_digest, spec_digest) for c in columns]),
         ("Run at", [_e(c.results.created or "?") for c in columns]),
-        ("Exit status", [_exit(c.results.exit_status) for c in columns]),
+        ("Exit status", [_exit(c.results.exit_status, c.results.interrupted) for c in columns]),
         ("Verdicts", [_chips(c.results.counts(), long=True) for c in columns]),
     ]
     lines = ['<h2 id="runs">Runs</h2>', '<table class="runs">']
@@ -106,7 +106,9 @@ def _digest(digest: str, expected: str) -> str:
     return f'{shown} <span class="warning">differs from these specs</span>'
 
 
-def _exit(status: int | None) -> str:
+def _exit(status: int | None, interrupted: bool = False) -> str:
+    if interrupted:
+        return f'<span class="warning">{status} (interrupted: partial run)</span>'
     if status is None:
         return "?"
     return f"{status} (gate passes)" if status == 0 else f'<span class="warning">{status}</span>'
@@ -226,7 +228,12 @@ def _verdict_cell(result: ScenarioResult | None) -> str:
         return '<td class="verdict not-run"><span class="badge">not run</span></td>'
     reason = f'<div class="reason">{_inline(result.reason)}</div>' if result.reason else ""
     label = _e(result.verdict.prose)
-    return f'<td class="verdict {result.verdict}"><span class="badge">{label}</span>{reason}</td>'
+    raw = ""
+    if result.raw is not None:
+        observed = f": {_inline(result.observed)}" if result.observed else ""
+        raw = f'<div class="raw {result.raw}">raw: {_e(result.raw.prose)}{observed}</div>'
+    badge = f'<span class="badge">{label}</span>'
+    return f'<td class="verdict {result.verdict}">{badge}{reason}{raw}</td>'
 
 
 def _unknown(columns: Sequence[Column], known: set[str]) -> str:
