@@ -35,6 +35,8 @@ import asyncio
 from skill_conformance.adapters.reference import ReferenceImplementation, ReferenceSystem
 from skill_conformance.port import Ability
 
+pytestmark = pytest.mark.slow  # whole-suite runs, one per verdict kind, one under xdist: `make ci`
+
 
 class GateSystem(ReferenceSystem):
     async def load_skill(self, skill, arguments=None):

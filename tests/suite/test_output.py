@@ -21,6 +21,8 @@ import pytest
 from skill_conformance.bundled import specs_dir
 from skill_conformance.catalogue import load_catalogue
 
+pytestmark = pytest.mark.slow  # whole-suite runs, one per kind of output: `make ci`
+
 ROOT = Path(__file__).resolve().parents[2]
 MUTANT = "tests.mutants.manager_mutants:ForRunLosesSkillToolsMutant"
 RAISING = "tests.misbehaving.adapters:Raising"
