@@ -62,8 +62,8 @@ typecheck: sync ## mypy --strict over the suite, the steps and the reference
 	$(UV) run --frozen mypy src steps reference benchmarks conftest.py
 
 .PHONY: bench
-bench: sync ## Print the benchmark figures: conformance run and its split, tool-list scaling
-	$(UV) run --frozen python benchmarks/conformance_run.py --impl $(IMPL)
+bench: sync ## Benchmark ratios, side by side: run vs collect-only, per scenario, server vs interpreter start; tool-list scaling
+	$(UV) run --frozen python benchmarks/conformance_run.py --impl $(IMPL) --no-zygote-too
 	$(UV) run --frozen python benchmarks/tool_list_scaling.py --impl $(IMPL) \
 		$(foreach p,$(REAL_PYTHON),--real-python $(p))
 
