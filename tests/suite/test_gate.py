@@ -256,7 +256,8 @@ def test_a_failing_run_ends_with_a_compact_summary_naming_the_bad_scenarios(
     ]  # by capability, requirement title, scenario name
     table = summary[next(i for i, line in enumerate(summary) if line.endswith("requirement")) :]
     assert all(len(line) <= 100 for line in table if line not in bad)  # COLUMNS=100
-    closing = set(re.findall(r"\d+ [a-z-]+", lines[-1].split(" in ")[0])) - {"54 deselected"}
+    counted = re.findall(r"\d+ [a-z-]+", lines[-1].split(" in ")[0])
+    closing = {count for count in counted if not count.endswith(" deselected")}
     total = next(line for line in summary if line.startswith("total: "))
     assert closing == set(re.findall(r"\d+ [a-z-]+", total))  # pytest counts as the suite does
 
