@@ -1,0 +1,1 @@
+"""The ``skill-conformance`` command line, one module per command (``main`` dispatches)."""
