@@ -6,7 +6,7 @@ import importlib
 from collections.abc import Callable
 from typing import Any
 
-from reference.errors import ToolImportError
+from skill_conformance.reference.errors import ToolImportError
 
 __all__ = ["import_tool", "tool_name"]
 

@@ -15,7 +15,12 @@ from typing import Any, TypeAlias
 
 import yaml
 
-from reference.skill import McpServerSpec, PythonToolSpec, Skill, is_valid_skill_name
+from skill_conformance.reference.skill import (
+    McpServerSpec,
+    PythonToolSpec,
+    Skill,
+    is_valid_skill_name,
+)
 
 __all__ = ["SKILL_FILE", "LoadResult", "load_skill_dir", "load_skills"]
 

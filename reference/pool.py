@@ -14,10 +14,10 @@ from typing import Any
 
 from pydantic_ai.capabilities import AbstractCapability
 
-from reference.loader import load_skills
-from reference.manager import SkillManagerCap
-from reference.registry import POOL_SCOPE, ExtensionRegistry
-from reference.skill_tools import SkillToolsProvider
+from skill_conformance.reference.loader import load_skills
+from skill_conformance.reference.manager import SkillManagerCap
+from skill_conformance.reference.registry import POOL_SCOPE, ExtensionRegistry
+from skill_conformance.reference.skill_tools import SkillToolsProvider
 
 __all__ = ["SkillPool"]
 

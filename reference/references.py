@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from reference.errors import ReferenceNotFoundError, SecurityError
-from reference.uri import check_reference_path
+from skill_conformance.reference.errors import ReferenceNotFoundError, SecurityError
+from skill_conformance.reference.uri import check_reference_path
 
 __all__ = ["REFERENCES_DIR", "list_references", "read_reference"]
 

@@ -8,7 +8,7 @@ from pytest_bdd import given, then, when
 
 from skill_conformance.port import ErrorKind, McpChild, ToolsChild
 from skill_conformance.runtime.context import ScenarioContext
-from steps._parsing import matches_result, step
+from skill_conformance.steps._parsing import matches_result, step
 
 # -- skills on disk -----
 

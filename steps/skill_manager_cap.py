@@ -5,7 +5,7 @@ from __future__ import annotations
 from pytest_bdd import then, when
 
 from skill_conformance.runtime.context import ScenarioContext
-from steps._parsing import step
+from skill_conformance.steps._parsing import step
 
 
 @when("the skill manager is built")

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pytest_bdd import then
 
 from skill_conformance.runtime.context import ScenarioContext
-from steps._parsing import step
+from skill_conformance.steps._parsing import step
 
 
 @then(step("a problem is reported naming `{first:v}` and `{second:v}`"))

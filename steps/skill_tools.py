@@ -6,7 +6,7 @@ from pytest_bdd import given, then, when
 
 from skill_conformance.port import SkillListing
 from skill_conformance.runtime.context import ScenarioContext
-from steps._parsing import step
+from skill_conformance.steps._parsing import step
 
 
 @given(step("the skill `{skill:v}` has the reference file `{path:v}` containing `{text:v}`"))

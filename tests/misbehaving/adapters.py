@@ -13,10 +13,10 @@ from typing import Any
 
 from pydantic_ai.capabilities import AbstractCapability
 
-from reference.manager import SkillManagerCap
-from reference.skill import Skill
 from skill_conformance.adapters.reference import ReferenceImplementation, ReferenceSystem
 from skill_conformance.port import AsyncSkillSystem, McpChild, Setup
+from skill_conformance.reference.manager import SkillManagerCap
+from skill_conformance.reference.skill import Skill
 from tests.mutants.base import MutantImplementation, MutantPool, MutantSystem
 
 _QUESTIONS = (

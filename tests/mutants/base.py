@@ -16,12 +16,6 @@ from pydantic_ai.capabilities import AbstractCapability
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from reference.factory import AgentFactory, HostContext
-from reference.loader import load_skills
-from reference.manager import SkillManagerCap
-from reference.pool import SkillPool
-from reference.registry import ExtensionRegistry
-from reference.skill_tools import SkillToolsProvider
 from skill_conformance.adapters.reference import (
     ReferenceImplementation,
     ReferenceSystem,
@@ -30,6 +24,12 @@ from skill_conformance.adapters.reference import (
     _tools_child,
 )
 from skill_conformance.port import AsyncSkillSystem, Setup, ToolsChild
+from skill_conformance.reference.factory import AgentFactory, HostContext
+from skill_conformance.reference.loader import load_skills
+from skill_conformance.reference.manager import SkillManagerCap
+from skill_conformance.reference.pool import SkillPool
+from skill_conformance.reference.registry import ExtensionRegistry
+from skill_conformance.reference.skill_tools import SkillToolsProvider
 
 
 def _idle(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:

@@ -10,15 +10,25 @@ from pydantic_ai import Agent, Tool
 from pydantic_ai.capabilities import AbstractCapability
 from pydantic_ai.toolsets import AbstractToolset, FunctionToolset
 
-from reference.capabilities import McpServerCap
-from reference.errors import ReferenceNotFoundError, SecurityError, SkillNotFoundError
-from reference.factory import AgentFactory
-from reference.manager import SkillManagerCap
-from reference.registry import POOL_SCOPE, ExtensionRegistry, ResolvedURI, Scope, ScopeLevel
-from reference.resources import SkillResource
-from reference.skill_tools import SkillToolsProvider
-from reference.substitution import substitute_arguments
-from reference.uri import SCHEME, parse_skill_uri
+from skill_conformance.reference.capabilities import McpServerCap
+from skill_conformance.reference.errors import (
+    ReferenceNotFoundError,
+    SecurityError,
+    SkillNotFoundError,
+)
+from skill_conformance.reference.factory import AgentFactory
+from skill_conformance.reference.manager import SkillManagerCap
+from skill_conformance.reference.registry import (
+    POOL_SCOPE,
+    ExtensionRegistry,
+    ResolvedURI,
+    Scope,
+    ScopeLevel,
+)
+from skill_conformance.reference.resources import SkillResource
+from skill_conformance.reference.skill_tools import SkillToolsProvider
+from skill_conformance.reference.substitution import substitute_arguments
+from skill_conformance.reference.uri import SCHEME, parse_skill_uri
 from tests.mutants.base import MutantPool, mutant
 
 _SESSION = Scope(ScopeLevel.SESSION, session_id="session-1")

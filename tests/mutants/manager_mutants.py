@@ -10,9 +10,9 @@ from pydantic_ai.capabilities import AbstractCapability
 from pydantic_ai.tools import ToolDefinition
 from pydantic_ai.toolsets import AbstractToolset, CombinedToolset, FilteredToolset, FunctionToolset
 
-from reference.capabilities import McpServerCap
-from reference.manager import SkillManagerCap, _prefixed, _server
-from reference.skill import Skill, mcp_tool_prefix, python_tool_prefix
+from skill_conformance.reference.capabilities import McpServerCap
+from skill_conformance.reference.manager import SkillManagerCap, _prefixed, _server
+from skill_conformance.reference.skill import Skill, mcp_tool_prefix, python_tool_prefix
 from tests.mutants.base import mutant
 
 

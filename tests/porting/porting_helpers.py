@@ -9,8 +9,8 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
+from skill_conformance.bundled import specs_dir
 from skill_conformance.catalogue import load_catalogue
-from skill_conformance.spec_tree import specs_dir
 
 ROOT = Path(__file__).resolve().parents[2]
 IMPLS = ROOT / "tests" / "jsonlines_impl"

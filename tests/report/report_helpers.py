@@ -7,9 +7,9 @@ import zlib
 from collections.abc import Callable
 from pathlib import Path
 
+from skill_conformance.bundled import spec_digest, specs_dir
 from skill_conformance.catalogue import Entry, load_catalogue
 from skill_conformance.results import Header, Results, ScenarioResult, write_results
-from skill_conformance.spec_tree import spec_digest, specs_dir
 
 ENTRIES = load_catalogue(specs_dir()).entries()
 

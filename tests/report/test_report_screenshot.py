@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 from report_helpers import read_png
 
+from skill_conformance.bundled import spec_digest
 from skill_conformance.catalogue import load_catalogue
 from skill_conformance.commands.main import main
 from skill_conformance.results import Header, Results, ScenarioResult, write_results
-from skill_conformance.spec_tree import spec_digest
 
 SPEC = """# demo
 

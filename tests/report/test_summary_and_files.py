@@ -8,9 +8,9 @@ import pytest
 from report_helpers import ENTRIES, header, result
 
 from skill_conformance.baseline import baseline_of
+from skill_conformance.bundled import spec_digest
 from skill_conformance.expectations import Expectations, ExpectationsError
 from skill_conformance.results import Results, ResultsError, load_results, write_results
-from skill_conformance.spec_tree import spec_digest
 from skill_conformance.summary import summary_lines
 
 

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from skill_conformance.bundled import specs_dir
 from skill_conformance.catalogue import load_catalogue
 from skill_conformance.commands.main import main
-from skill_conformance.spec_tree import specs_dir
 
 SPEC = """# {name}
 

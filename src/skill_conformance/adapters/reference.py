@@ -20,19 +20,6 @@ from pydantic_ai.capabilities import AbstractCapability
 from pydantic_ai.models.function import FunctionModel
 from pydantic_ai.toolsets import FunctionToolset
 
-from reference.capabilities import McpServerCap, ToolsetCap
-from reference.errors import (
-    ReferenceNotFoundError,
-    SecurityError,
-    SkillError,
-    SkillNotFoundError,
-)
-from reference.factory import AgentFactory, HostContext
-from reference.manager import SkillManagerCap
-from reference.mcp_client import stdio_server
-from reference.pool import SkillPool
-from reference.registry import Scope as RegistryScope
-from reference.registry import ScopeLevel
 from skill_conformance.adapters.scripted_model import Script, idle
 from skill_conformance.port import (
     Ability,
@@ -48,6 +35,19 @@ from skill_conformance.port import (
     SkillSystemError,
     ToolsChild,
 )
+from skill_conformance.reference.capabilities import McpServerCap, ToolsetCap
+from skill_conformance.reference.errors import (
+    ReferenceNotFoundError,
+    SecurityError,
+    SkillError,
+    SkillNotFoundError,
+)
+from skill_conformance.reference.factory import AgentFactory, HostContext
+from skill_conformance.reference.manager import SkillManagerCap
+from skill_conformance.reference.mcp_client import stdio_server
+from skill_conformance.reference.pool import SkillPool
+from skill_conformance.reference.registry import Scope as RegistryScope
+from skill_conformance.reference.registry import ScopeLevel
 
 __all__ = ["ReferenceImplementation", "ReferenceSystem"]
 

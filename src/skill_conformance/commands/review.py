@@ -9,6 +9,7 @@ from typing import Any
 
 from skill_conformance.atomic import write_atomic
 from skill_conformance.baseline import write_baseline
+from skill_conformance.bundled import features_dir, specs_dir
 from skill_conformance.catalogue import load_catalogue, specs_of
 from skill_conformance.commands.report import build_report
 from skill_conformance.commands.trace import (
@@ -21,7 +22,6 @@ from skill_conformance.commands.trace import (
 from skill_conformance.expectations import ExpectationsError
 from skill_conformance.gherkin import UsageError
 from skill_conformance.results import ResultsError, load_results
-from skill_conformance.spec_tree import features_dir, specs_dir
 
 __all__ = ["add_report_commands"]
 

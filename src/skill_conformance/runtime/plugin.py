@@ -1,9 +1,9 @@
 """The pytest plugin that runs the generated features against an implementation.
 
-It adds the options ``--impl`` and ``--scenario-timeout``, turns the features' ``@key:value``
-tags into ``spec`` markers, reports a scenario that needs an ability the adapter lacks as not
-applicable (with the adapter's reason), classifies every scenario's verdict, and prints a summary
-per capability and requirement at the end of the run.
+With the options of :mod:`skill_conformance.runtime.options`, it turns the features'
+``@key:value`` tags into ``spec`` markers, reports a scenario that needs an ability the adapter
+lacks as not applicable (with the adapter's reason), classifies every scenario's verdict, and
+prints a summary per capability and requirement at the end of the run.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from typing import Protocol
 import pytest
 
 from skill_conformance import __version__
+from skill_conformance.bundled import spec_digest
 from skill_conformance.expectations import ExpectationsError
 from skill_conformance.expectations_apply import AppliedExpectations, apply_expectations
 from skill_conformance.port import Ability, Implementation
@@ -25,7 +26,6 @@ from skill_conformance.results import Header, Results, write_results
 from skill_conformance.runtime.context import ScenarioContext
 from skill_conformance.runtime.loading import AdapterLoadError, load_implementation
 from skill_conformance.runtime.world import World
-from skill_conformance.spec_tree import spec_digest
 from skill_conformance.verdicts import NOT_APPLICABLE, Ledger, ScenarioInfo, verdict_of
 
 __all__ = ["NOT_APPLICABLE"]
@@ -40,44 +40,6 @@ _HEADER = pytest.StashKey[Header]()
 
 class _JunitXml(Protocol):
     def add_global_property(self, name: str, value: object) -> None: ...
-
-
-def pytest_addoption(parser: pytest.Parser) -> None:
-    """Add the suite's options."""
-    group = parser.getgroup("skill-conformance")
-    group.addoption(
-        "--impl",
-        default=os.environ.get("SKILL_CONFORMANCE_IMPL", "reference"),
-        help="implementation under test: reference (default), agentpool, wolfharness, "
-        "or package.module:Class",
-    )
-    group.addoption(
-        "--scenario-timeout",
-        type=float,
-        default=30.0,
-        help="seconds each call into the implementation may take (default 30)",
-    )
-    group.addoption(
-        "--expectations",
-        metavar="FILE",
-        type=Path,
-        default=None,
-        help="expectations file of known failures, applied as strict xfail "
-        "(default: expectations/<implementation>/<version>.toml where one exists)",
-    )
-    group.addoption(
-        "--no-expectations",
-        action="store_true",
-        default=False,
-        help="apply no expectations file: raw verdicts",
-    )
-    group.addoption(
-        "--conformance-results",
-        metavar="FILE",
-        type=Path,
-        default=None,
-        help="write the run's header and one verdict per scenario to FILE (JSON)",
-    )
 
 
 def pytest_configure(config: pytest.Config) -> None:

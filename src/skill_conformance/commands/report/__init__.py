@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from skill_conformance.bundled import spec_digest
 from skill_conformance.catalogue import load_catalogue
 from skill_conformance.commands.report.render import Column, render_report
 from skill_conformance.results import Results, load_results
-from skill_conformance.spec_tree import spec_digest
 
 __all__ = ["Column", "build_report", "columns_of", "render_report"]
 
