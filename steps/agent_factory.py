@@ -7,6 +7,7 @@ from pytest_bdd import given, then, when
 from skill_conformance.port import AgentPath
 from skill_conformance.runtime.context import ScenarioContext
 from skill_conformance.steps._parsing import step
+from skill_conformance.verdicts import expect
 
 
 @given("the host has no skill tools provider")
@@ -33,14 +34,24 @@ def then_created(conformance: ScenarioContext) -> None:
 def then_agent_offered(conformance: ScenarioContext, tools: list[str]) -> None:
     offered = conformance.agent_tools()
     missing = [name for name in tools if name not in offered]
-    assert not missing, f"the agent is not offered {missing}; it is offered {offered}"
+    expect(
+        not missing,
+        f"the agent is not offered {missing}",
+        expected=f"the tools {tools} among those offered",
+        observed=f"the agent is offered {offered}",
+    )
 
 
 @then(step("that agent is offered neither `{first:v}` nor `{second:v}`"))
 def then_agent_not_offered(conformance: ScenarioContext, first: str, second: str) -> None:
     offered = conformance.agent_tools()
     present = [name for name in (first, second) if name in offered]
-    assert not present, f"the agent is offered {present}"
+    expect(
+        not present,
+        f"the agent is offered {present}",
+        expected=f"neither {first!r} nor {second!r}",
+        observed=f"the agent is offered {offered}",
+    )
 
 
 @then(step("that agent's `load_skill` call with `{skill:v}` returns the skill's instructions"))
@@ -48,4 +59,9 @@ def then_agent_load_skill(conformance: ScenarioContext, skill: str) -> None:
     path = conformance.agent_path()
     text = conformance.system.agent_load_skill(path, skill)
     expected = conformance.world.skill(skill).body()
-    assert expected in text, f"load_skill({skill!r}) returned {text!r}"
+    expect(
+        expected in text,
+        f"load_skill({skill!r}) did not return the skill's instructions",
+        expected=f"a text containing {expected!r}",
+        observed=repr(text),
+    )

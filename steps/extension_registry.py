@@ -7,6 +7,7 @@ from pytest_bdd import given, then, when
 from skill_conformance.port import ErrorKind, ResolvedSkill, Scope
 from skill_conformance.runtime.context import ScenarioContext
 from skill_conformance.steps._parsing import step
+from skill_conformance.verdicts import Mismatch, expect
 
 
 @given("the pool has started")
@@ -46,7 +47,12 @@ def when_rebuilt(conformance: ScenarioContext, times: int = 1) -> None:
 def then_registry_lists(conformance: ScenarioContext, skill: str) -> None:
     for scope in Scope:
         names = list(conformance.system.registry_skill_names(scope))
-        assert skill in names, f"at {scope} scope the registry lists {names}, not {skill!r}"
+        expect(
+            skill in names,
+            f"at {scope} scope the registry does not list {skill!r}",
+            expected=f"{skill!r} among the skills listed",
+            observed=f"the registry lists {names}",
+        )
 
 
 @then(step("the registry lists exactly the skill `{skill:v}` at every scope"))
@@ -57,8 +63,11 @@ def then_registry_lists_exactly(
     expected = sorted(skills or [skill])
     for scope in Scope:
         names = sorted(conformance.system.registry_skill_names(scope))
-        assert names == expected, (
-            f"at {scope} scope the registry lists {names}, expected {expected}"
+        expect(
+            names == expected,
+            f"at {scope} scope the registry does not list exactly the skills named",
+            expected=f"exactly {expected}",
+            observed=f"the registry lists {names}",
         )
 
 
@@ -69,20 +78,31 @@ def when_uri_resolved(conformance: ScenarioContext, uri: str) -> None:
 
 def _resolved(conformance: ScenarioContext) -> ResolvedSkill:
     value = conformance.expect_value()
-    assert isinstance(value, ResolvedSkill), f"resolving gave {value!r}, not a resolved skill"
+    if not isinstance(value, ResolvedSkill):
+        raise Mismatch("resolving gave no skill", expected="a resolved skill", observed=repr(value))
     return value
 
 
 @then(step("the resolved skill is named `{name:v}`"))
 def then_resolved_name(conformance: ScenarioContext, name: str) -> None:
     resolved = _resolved(conformance)
-    assert resolved.name == name, f"the URI resolved to skill {resolved.name!r}"
+    expect(
+        resolved.name == name,
+        "the URI resolved to another skill",
+        expected=repr(name),
+        observed=repr(resolved.name),
+    )
 
 
 @then(step("the resolved instructions contain `{text:v}`"))
 def then_resolved_instructions(conformance: ScenarioContext, text: str) -> None:
     resolved = _resolved(conformance)
-    assert text in resolved.instructions, f"the instructions are {resolved.instructions!r}"
+    expect(
+        text in resolved.instructions,
+        f"{text!r} is not in the resolved instructions",
+        expected=f"instructions containing {text!r}",
+        observed=repr(resolved.instructions),
+    )
 
 
 @then(step("resolving `{uri:v}` through the registry gives instructions containing `{text:v}`"))

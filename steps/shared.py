@@ -9,6 +9,7 @@ from pytest_bdd import given, then, when
 from skill_conformance.port import ErrorKind, McpChild, ToolsChild
 from skill_conformance.runtime.context import ScenarioContext
 from skill_conformance.steps._parsing import matches_result, step
+from skill_conformance.verdicts import expect
 
 # -- skills on disk -----
 
@@ -162,8 +163,14 @@ def when_agent_calls(conformance: ScenarioContext, tool: str, arguments: str) ->
 @then(step("the agent sees the tools {tools:vs}"))
 def then_sees(conformance: ScenarioContext, tool: str = "", tools: list[str] | None = None) -> None:
     seen = conformance.tools()
-    missing = [name for name in tools or [tool] if name not in seen]
-    assert not missing, f"the agent does not see {missing}; it sees {seen}"
+    wanted = tools or [tool]
+    missing = [name for name in wanted if name not in seen]
+    expect(
+        not missing,
+        f"the agent does not see {missing}",
+        expected=f"the tools {wanted} among those the agent sees",
+        observed=f"the agent sees {seen}",
+    )
 
 
 @then(step("the agent sees exactly the tool `{tool:v}`"))
@@ -172,28 +179,48 @@ def then_sees_exactly(
     conformance: ScenarioContext, tool: str = "", tools: list[str] | None = None
 ) -> None:
     seen = conformance.tools()
-    assert sorted(seen) == sorted(tools or [tool]), (
-        f"the agent sees {sorted(seen)}, expected exactly {sorted(tools or [tool])}"
+    wanted = sorted(tools or [tool])
+    expect(
+        sorted(seen) == wanted,
+        "the agent does not see exactly the tools the scenario names",
+        expected=f"exactly {wanted}",
+        observed=f"the agent sees {sorted(seen)}",
     )
 
 
 @then(step("the agent does not see the tool `{tool:v}`"))
 def then_does_not_see(conformance: ScenarioContext, tool: str) -> None:
     seen = conformance.tools()
-    assert tool not in seen, f"the agent sees {tool!r}: {seen}"
+    expect(
+        tool not in seen,
+        f"the agent sees {tool!r}",
+        expected=f"no tool {tool!r}",
+        observed=f"the agent sees {seen}",
+    )
 
 
 @then(step("the agent sees no tool starting with `{prefix:v}`"))
 def then_sees_no_prefix(conformance: ScenarioContext, prefix: str) -> None:
-    offending = [name for name in conformance.tools() if name.startswith(prefix)]
-    assert not offending, f"the agent sees {offending}"
+    seen = conformance.tools()
+    offending = [name for name in seen if name.startswith(prefix)]
+    expect(
+        not offending,
+        f"the agent sees tools starting with {prefix!r}: {offending}",
+        expected=f"no tool starting with {prefix!r}",
+        observed=f"the agent sees {seen}",
+    )
 
 
 @then("every tool name the agent sees is unique")
 def then_unique(conformance: ScenarioContext) -> None:
     seen = conformance.tools()
     duplicates = sorted({name for name in seen if seen.count(name) > 1})
-    assert not duplicates, f"the agent sees these more than once: {duplicates}"
+    expect(
+        not duplicates,
+        f"the agent sees these more than once: {duplicates}",
+        expected="every tool name once",
+        observed=f"the agent sees {seen}",
+    )
 
 
 @then(step("the call returns `{expected:v}`"))
@@ -201,19 +228,34 @@ def then_unique(conformance: ScenarioContext) -> None:
 @then(step("the tool returned `{expected:v}` in that run"))
 def then_call_returns(conformance: ScenarioContext, expected: str) -> None:
     result = conformance.last_run().result
-    assert matches_result(result, expected), f"the tool returned {result!r}, expected {expected}"
+    expect(
+        matches_result(result, expected),
+        "the tool returned something else",
+        expected=expected,
+        observed=repr(result),
+    )
 
 
 @then("the call returns the current working directory")
 def then_call_returns_cwd(conformance: ScenarioContext) -> None:
     result = conformance.last_run().result
-    assert result == os.getcwd(), f"the tool returned {result!r}, expected {os.getcwd()!r}"
+    expect(
+        result == os.getcwd(),
+        "the tool did not return the current working directory",
+        expected=repr(os.getcwd()),
+        observed=repr(result),
+    )
 
 
 @then(step("the model was offered the tool `{tool:v}` in that run"))
 def then_offered_in_run(conformance: ScenarioContext, tool: str) -> None:
     offered = conformance.last_run().offered
-    assert tool in offered, f"the model was offered {list(offered)} in that run"
+    expect(
+        tool in offered,
+        f"the model was not offered {tool!r} in that run",
+        expected=f"{tool!r} among the tools offered",
+        observed=f"the model was offered {list(offered)}",
+    )
 
 
 # -- outcomes of calls -----
@@ -227,10 +269,20 @@ def then_fails_with(conformance: ScenarioContext, kind: str) -> None:
 @then(step("the call fails with a {kind:v} error naming `{name:v}`"))
 def then_fails_naming(conformance: ScenarioContext, kind: str, name: str) -> None:
     error = conformance.expect_error(ErrorKind(kind))
-    assert name in error.message, f"the error does not name {name!r}: {error.message!r}"
+    expect(
+        name in error.message,
+        f"the error does not name {name!r}",
+        expected=f"an error message containing {name!r}",
+        observed=repr(error.message),
+    )
 
 
 @then(step("no result or error contains `{text:v}`"))
 def then_nothing_contains(conformance: ScenarioContext, text: str) -> None:
     leaked = [found for found in conformance.last_outcome().texts() if text in found]
-    assert not leaked, f"{text!r} reached the caller: {leaked}"
+    expect(
+        not leaked,
+        f"{text!r} reached the caller",
+        expected=f"no result or error containing {text!r}",
+        observed=f"{leaked}",
+    )

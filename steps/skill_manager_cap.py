@@ -6,6 +6,7 @@ from pytest_bdd import then, when
 
 from skill_conformance.runtime.context import ScenarioContext
 from skill_conformance.steps._parsing import step
+from skill_conformance.verdicts import expect
 
 
 @when("the skill manager is built")
@@ -29,15 +30,20 @@ def when_exited(conformance: ScenarioContext) -> None:
 def then_imported_eagerly(conformance: ScenarioContext, skill: str) -> None:
     assert conformance.runs == 0, "an agent run already happened; the step is misplaced"
     marker = conformance.world.import_marker(skill)
-    assert marker.exists(), (
-        f"building the skill manager did not import the tool module of {skill!r}"
+    expect(
+        marker.exists(),
+        f"building the skill manager did not import the tool module of {skill!r}",
+        expected="the tool module imported before any agent run",
+        observed="not imported",
     )
 
 
 @then("no MCP server has been started")
 def then_none_started(conformance: ScenarioContext) -> None:
     started = conformance.servers.started()
-    assert not started, f"MCP servers were started: {started}"
+    expect(
+        not started, "MCP servers were started", expected="no start", observed=f"started {started}"
+    )
 
 
 @then(step("the MCP server `{server:v}` is running"))
@@ -46,22 +52,31 @@ def then_running(
     conformance: ScenarioContext, server: str = "", servers: list[str] | None = None
 ) -> None:
     running = conformance.servers.running()
-    missing = [name for name in servers or [server] if name not in running]
-    assert not missing, f"MCP servers not running: {missing}; running: {running}"
+    wanted = servers or [server]
+    missing = [name for name in wanted if name not in running]
+    expect(
+        not missing,
+        f"MCP servers not running: {missing}",
+        expected=f"{wanted} running",
+        observed=f"running: {running}",
+    )
 
 
 @then(step("the MCP server `{server:v}` has been started once"))
 def then_started_once(conformance: ScenarioContext, server: str) -> None:
     started = conformance.servers.started()
-    assert started.count(server) == 1, (
-        f"MCP server {server!r} was started {started.count(server)} times; starts: {started}"
+    expect(
+        started.count(server) == 1,
+        f"MCP server {server!r} was started {started.count(server)} times",
+        expected=f"{server!r} started once",
+        observed=f"starts: {started}",
     )
 
 
 @then("no MCP server is running")
 def then_none_running(conformance: ScenarioContext) -> None:
     running = conformance.wait_until_no_server_runs()
-    assert not running, f"MCP servers still running: {running}"
+    expect(not running, "MCP servers still running", expected="none running", observed=f"{running}")
 
 
 @then("the MCP servers stopped in the reverse of the order they started")
@@ -69,4 +84,9 @@ def then_reverse_order(conformance: ScenarioContext) -> None:
     started = conformance.servers.started()
     stopped = conformance.servers.stopped()
     assert len(started) >= 2, f"too few MCP servers started to see an order: {started}"
-    assert stopped == started[::-1], f"started in order {started}, stopped in order {stopped}"
+    expect(
+        stopped == started[::-1],
+        "the MCP servers did not stop in the reverse of the order they started",
+        expected=f"stopped in order {started[::-1]}",
+        observed=f"stopped in order {stopped}",
+    )

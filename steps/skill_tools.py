@@ -7,6 +7,7 @@ from pytest_bdd import given, then, when
 from skill_conformance.port import SkillListing
 from skill_conformance.runtime.context import ScenarioContext
 from skill_conformance.steps._parsing import step
+from skill_conformance.verdicts import expect
 
 
 @given(step("the skill `{skill:v}` has the reference file `{path:v}` containing `{text:v}`"))
@@ -34,8 +35,12 @@ def when_load_skill(conformance: ScenarioContext, skill: str, arguments: str | N
 @then(step("the text contains `{text:v}`"))
 def then_text_contains(conformance: ScenarioContext, text: str) -> None:
     value = conformance.expect_value()
-    assert isinstance(value, str), f"load_skill returned {type(value).__name__}, not text"
-    assert text in value, f"{text!r} is not in the text:\n{value}"
+    expect(
+        isinstance(value, str) and text in value,
+        f"{text!r} is not in the text",
+        expected=f"a text containing {text!r}",
+        observed=repr(value),
+    )
 
 
 @when("`list_skills` is called")
@@ -50,29 +55,51 @@ def _listing(conformance: ScenarioContext) -> list[SkillListing]:
 
 def _entry(conformance: ScenarioContext, name: str) -> SkillListing:
     entries = [entry for entry in _listing(conformance) if entry.name == name]
-    assert len(entries) == 1, f"list_skills has {len(entries)} entries named {name!r}"
+    expect(
+        len(entries) == 1,
+        f"list_skills has {len(entries)} entries named {name!r}",
+        expected=f"one entry named {name!r}",
+        observed=f"{_listing(conformance)}",
+    )
     return entries[0]
 
 
 @then(step("the listed skill names are exactly {names:vs}"))
 def then_listed_exactly(conformance: ScenarioContext, names: list[str]) -> None:
     listed = sorted(entry.name for entry in _listing(conformance))
-    assert listed == sorted(names), f"list_skills lists {listed}, expected {sorted(names)}"
+    expect(
+        listed == sorted(names),
+        "list_skills does not list exactly the skills the scenario names",
+        expected=f"exactly {sorted(names)}",
+        observed=f"list_skills lists {listed}",
+    )
 
 
 @then("every listed skill has a name, a description and a source")
 def then_listed_complete(conformance: ScenarioContext) -> None:
     incomplete = [e for e in _listing(conformance) if not (e.name and e.description and e.source)]
-    assert not incomplete, f"entries lacking a name, description or source: {incomplete}"
+    expect(
+        not incomplete,
+        "some entries lack a name, a description or a source",
+        expected="every entry with a name, a description and a source",
+        observed=f"{incomplete}",
+    )
 
 
 @then(step("the listed skill `{name:v}` has the source `{source:v}`"))
 def then_listed_source(conformance: ScenarioContext, name: str, source: str) -> None:
     entry = _entry(conformance, name)
-    assert entry.source == source, f"{name!r} has the source {entry.source!r}"
+    expect(
+        entry.source == source,
+        f"{name!r} has another source",
+        expected=repr(source),
+        observed=repr(entry.source),
+    )
 
 
 @then(step("the listed skill `{name:v}` has the URI `{uri:v}`"))
 def then_listed_uri(conformance: ScenarioContext, name: str, uri: str) -> None:
     entry = _entry(conformance, name)
-    assert entry.uri == uri, f"{name!r} has the URI {entry.uri!r}"
+    expect(
+        entry.uri == uri, f"{name!r} has another URI", expected=repr(uri), observed=repr(entry.uri)
+    )

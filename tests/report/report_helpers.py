@@ -9,7 +9,7 @@ from pathlib import Path
 
 from skill_conformance.bundled import spec_digest, specs_dir
 from skill_conformance.catalogue import Entry, load_catalogue
-from skill_conformance.results import Header, Results, ScenarioResult, write_results
+from skill_conformance.verdicts.results import Header, Results, ScenarioResult, write_results
 
 ENTRIES = load_catalogue(specs_dir()).entries()
 

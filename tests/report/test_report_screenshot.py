@@ -19,7 +19,7 @@ from report_helpers import read_png
 from skill_conformance.bundled import spec_digest
 from skill_conformance.catalogue import load_catalogue
 from skill_conformance.commands.main import main
-from skill_conformance.results import Header, Results, ScenarioResult, write_results
+from skill_conformance.verdicts.results import Header, Results, ScenarioResult, write_results
 
 SPEC = """# demo
 

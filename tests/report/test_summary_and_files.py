@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 from report_helpers import ENTRIES, header, result
 
-from skill_conformance.baseline import baseline_of
 from skill_conformance.bundled import spec_digest
-from skill_conformance.expectations import Expectations, ExpectationsError
-from skill_conformance.results import Results, ResultsError, load_results, write_results
-from skill_conformance.summary import summary_lines
+from skill_conformance.verdicts.baseline import baseline_of
+from skill_conformance.verdicts.expectations import Expectations, ExpectationsError
+from skill_conformance.verdicts.results import Results, ResultsError, load_results, write_results
+from skill_conformance.verdicts.summary import summary_lines
 
 
 def test_a_green_summary_lists_every_requirement() -> None:

@@ -24,8 +24,8 @@ from skill_conformance import __version__
 from skill_conformance.bundled import spec_digest, specs_dir
 from skill_conformance.catalogue import load_catalogue
 from skill_conformance.commands.main import main
-from skill_conformance.expectations import Expectations, write_expectations
-from skill_conformance.results import load_results
+from skill_conformance.verdicts.expectations import Expectations, write_expectations
+from skill_conformance.verdicts.results import load_results
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any
 
 from skill_conformance.atomic import write_atomic
-from skill_conformance.baseline import write_baseline
 from skill_conformance.bundled import features_dir, specs_dir
 from skill_conformance.catalogue import load_catalogue, specs_of
 from skill_conformance.commands.report import build_report
@@ -19,9 +18,10 @@ from skill_conformance.commands.trace import (
     own_lines,
     requirements_without_scenarios,
 )
-from skill_conformance.expectations import ExpectationsError
 from skill_conformance.gherkin import UsageError
-from skill_conformance.results import ResultsError, load_results
+from skill_conformance.verdicts.baseline import write_baseline
+from skill_conformance.verdicts.expectations import ExpectationsError
+from skill_conformance.verdicts.results import ResultsError, load_results
 
 __all__ = ["add_report_commands"]
 

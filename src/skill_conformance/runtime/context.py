@@ -29,6 +29,7 @@ from skill_conformance.port import (
 )
 from skill_conformance.runtime.blocking import BlockingSkillSystem, blocking
 from skill_conformance.runtime.world import ServerLog, World, pid_alive
+from skill_conformance.verdicts import Mismatch, expect
 
 __all__ = ["Outcome", "ScenarioContext"]
 
@@ -137,7 +138,12 @@ class ScenarioContext:
         """The tools the created agent is offered (it must have been created without error)."""
         assert self._agent is not None, "no agent was created in this scenario"
         outcome = self._agent[1]
-        assert outcome.error is None, f"creating the agent failed: {outcome.error}"
+        expect(
+            outcome.error is None,
+            "creating the agent failed",
+            expected="an agent",
+            observed=f"{outcome.error}",
+        )
         assert isinstance(outcome.value, list)
         return [str(name) for name in outcome.value]
 
@@ -149,14 +155,29 @@ class ScenarioContext:
     def expect_value(self) -> object:
         """The value of the last call, which must not have failed."""
         outcome = self.last_outcome()
-        assert outcome.error is None, f"the call failed: {outcome.error}"
+        expect(
+            outcome.error is None,
+            "the call failed",
+            expected="a value",
+            observed=f"{outcome.error}",
+        )
         return outcome.value
 
     def expect_error(self, kind: ErrorKind) -> SkillSystemError:
         """The error of the last call, which must have failed with ``kind``."""
         outcome = self.last_outcome()
-        assert outcome.error is not None, f"the call did not fail; it returned {outcome.value!r}"
-        assert outcome.error.kind == kind, f"the call failed with {outcome.error}, not {kind}"
+        if outcome.error is None:
+            raise Mismatch(
+                "the call did not fail",
+                expected=f"a {kind} error",
+                observed=f"it returned {outcome.value!r}",
+            )
+        expect(
+            outcome.error.kind == kind,
+            f"the call failed with another kind of error than {kind}",
+            expected=f"a {kind} error",
+            observed=f"{outcome.error}",
+        )
         return outcome.error
 
     def wait_until_no_server_runs(self, timeout: float = 5.0) -> list[str]:

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from skill_conformance.verdicts.block import TRACEBACK_OPTION
+
 SUITE = "skill_conformance.runtime.suite"
 """The plugin that loads the suite's hooks and step definitions."""
 
@@ -52,6 +54,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         type=Path,
         default=None,
         help="write the run's header and one verdict per scenario to FILE (JSON)",
+    )
+    group.addoption(
+        TRACEBACK_OPTION,
+        action="store_true",
+        default=False,
+        help="under each failing scenario's short block, print pytest's full traceback "
+        "and the captured output",
     )
 
 

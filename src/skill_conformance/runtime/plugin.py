@@ -1,36 +1,32 @@
 """The pytest plugin that runs the generated features against an implementation.
 
 With the options of :mod:`skill_conformance.runtime.options`, it turns the features'
-``@key:value`` tags into ``spec`` markers, reports a scenario that needs an ability the adapter
-lacks as not applicable (with the adapter's reason), classifies every scenario's verdict, and
-prints a summary per capability and requirement at the end of the run.
+``@key:value`` tags into ``spec`` markers, applies the expectations file, reports a scenario
+that needs an ability the adapter lacks as not applicable (with the adapter's reason), and
+registers :class:`~skill_conformance.verdicts.reporting.Reporting`, which classifies every
+scenario's verdict and shows it.
 """
 
 from __future__ import annotations
 
 import os
-import shutil
-from collections.abc import Callable, Generator, Iterator
-from datetime import UTC, datetime
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Protocol
 
 import pytest
 
 from skill_conformance import __version__
 from skill_conformance.bundled import spec_digest
-from skill_conformance.expectations import ExpectationsError
-from skill_conformance.expectations_apply import AppliedExpectations, apply_expectations
 from skill_conformance.port import Ability, Implementation
-from skill_conformance.results import Header, Results, write_results
 from skill_conformance.runtime.context import ScenarioContext
 from skill_conformance.runtime.loading import AdapterLoadError, load_implementation
 from skill_conformance.runtime.world import World
-from skill_conformance.verdicts import NOT_APPLICABLE, Ledger, ScenarioInfo, verdict_of
+from skill_conformance.verdicts.expectations import ExpectationsError
+from skill_conformance.verdicts.expectations_apply import AppliedExpectations, apply_expectations
+from skill_conformance.verdicts.ledger import ScenarioInfo
+from skill_conformance.verdicts.reporting import Reporting, mark_not_applicable
+from skill_conformance.verdicts.results import Header
 
-__all__ = ["NOT_APPLICABLE"]
-
-_LEDGER = pytest.StashKey[Ledger]()
 _COLLECTED: dict[str, ScenarioInfo] = {}
 """Scenarios collected in this process (under xdist: in this worker)."""
 _IMPLEMENTATION = pytest.StashKey[Implementation]()
@@ -38,27 +34,18 @@ _EXPECTATIONS = pytest.StashKey[AppliedExpectations]()
 _HEADER = pytest.StashKey[Header]()
 
 
-class _JunitXml(Protocol):
-    def add_global_property(self, name: str, value: object) -> None: ...
-
-
 def pytest_configure(config: pytest.Config) -> None:
-    """Register the suite's marker and the ledger that collects verdicts from reports."""
+    """Register the suite's marker and the hooks that classify and show the verdicts."""
     config.addinivalue_line("markers", "spec(key, value): a tag of the generated features")
-    ledger = Ledger()
-    config.stash[_LEDGER] = ledger
-    config.pluginmanager.register(_LedgerRecorder(ledger), "skill-conformance-ledger")
+    reporting = Reporting(
+        config, _COLLECTED, lambda: header_of(config), lambda: _expectation_notes(config)
+    )
+    config.pluginmanager.register(reporting, "skill-conformance-reporting")
 
 
-class _LedgerRecorder:
-    """Records verdicts from reports, where they arrive: in-process or from xdist workers."""
-
-    def __init__(self, ledger: Ledger) -> None:
-        self.ledger = ledger
-
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        """Keep the verdict that :func:`pytest_runtest_makereport` attached to ``report``."""
-        self.ledger.record_report(report)
+def _expectation_notes(config: pytest.Config) -> list[str]:
+    applied = config.stash.get(_EXPECTATIONS, None)
+    return applied.describe() if applied is not None else []
 
 
 def implementation_of(config: pytest.Config) -> Implementation:
@@ -92,7 +79,7 @@ def _info(item: pytest.Item) -> ScenarioInfo | None:
     tags = _spec_tags(item)
     if "id" not in tags:
         return None
-    feature, scenario, rule = _names(item)
+    feature, scenario, rule, path, line = _names(item)
     return ScenarioInfo(
         nodeid=item.nodeid,
         capability=tags.get("capability", ["?"])[0],
@@ -102,10 +89,18 @@ def _info(item: pytest.Item) -> ScenarioInfo | None:
         scenario_id=tags["id"][0],
         needs=tuple(tags.get("needs", ())),
         requirement_slug=tags.get("requirement", [""])[0],
+        path=_shown(path, item.config.rootpath),
+        line=line,
     )
 
 
-def _names(item: pytest.Item) -> tuple[str, str, str | None]:
+def _shown(path: Path, root: Path) -> str:
+    """``path`` relative to ``root`` where it lies below it, else whole."""
+    return str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
+
+
+def _names(item: pytest.Item) -> tuple[str, str, str | None, Path, int]:
+    """The feature's name, the scenario's, its rule's, the feature file and the scenario's line."""
     import importlib
 
     bdd_scenario = importlib.import_module("pytest_bdd.scenario")
@@ -113,9 +108,10 @@ def _names(item: pytest.Item) -> tuple[str, str, str | None]:
     registry = getattr(bdd_scenario, "scenario_wrapper_template_registry", {})
     template = registry.get(function) if function is not None else None
     if template is None:
-        return "?", item.name, None
+        return "?", item.name, None, item.path, 0
     rule = template.rule.name if template.rule is not None else None
-    return template.feature.name, template.name, rule
+    feature = template.feature
+    return feature.name, template.name, rule, Path(feature.filename), template.line_number
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -148,7 +144,7 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         except ValueError:
             pytest.fail(f"scenario needs unknown ability {need!r}", pytrace=False)
         if ability in unsupported:
-            pytest.skip(f"{NOT_APPLICABLE}: {implementation.name}: {unsupported[ability]}")
+            mark_not_applicable(item, f"{implementation.name}: {unsupported[ability]}")
 
 
 def _can_symlink() -> bool:
@@ -160,20 +156,6 @@ def _can_symlink() -> bool:
         except OSError:
             return False
     return True
-
-
-@pytest.hookimpl(wrapper=True)
-def pytest_runtest_makereport(
-    item: pytest.Item, call: pytest.CallInfo[None]
-) -> Generator[None, pytest.TestReport, pytest.TestReport]:
-    """Classify each scenario's verdict; attach it to the report for JUnit and the summary."""
-    report = yield
-    info = _COLLECTED.get(item.nodeid)
-    if info is not None:
-        verdict = verdict_of(report, call)
-        if verdict is not None:
-            report.user_properties.extend(info.as_properties(verdict))
-    return report
 
 
 def header_of(config: pytest.Config) -> Header | None:
@@ -199,52 +181,6 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     if header is None:
         return [f"skill-conformance: --impl {config.getoption('--impl')} (cannot be loaded)"]
     return [header.line()]
-
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    """Put the header into JUnit XML and write ``--conformance-results`` (not in xdist workers)."""
-    config = session.config
-    ledger = config.stash[_LEDGER]
-    if hasattr(config, "workerinput") or not ledger.verdicts:
-        return
-    header = header_of(config)
-    if header is None:
-        return
-    junit = _junit_xml(config)
-    if junit is not None:
-        for name, value in header.properties():
-            junit.add_global_property(name, value)
-    path: Path | None = config.getoption("--conformance-results")
-    if path is not None:
-        created = datetime.now(UTC).isoformat(timespec="seconds")
-        write_results(path, Results(header, tuple(ledger.results()), created, int(exitstatus)))
-
-
-def _junit_xml(config: pytest.Config) -> _JunitXml | None:
-    """The JUnit XML writer of this run, if ``--junitxml`` was given."""
-    from _pytest.junitxml import xml_key  # what the record_testsuite_property fixture uses
-
-    return config.stash.get(xml_key, None)
-
-
-def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    """Print the per-capability, per-requirement summary."""
-    ledger = terminalreporter.config.stash[_LEDGER]
-    if not ledger.verdicts:
-        return
-    implementation = implementation_of(terminalreporter.config)
-    terminalreporter.section(f"skill-conformance: {implementation.name} {implementation.version}")
-    applied = terminalreporter.config.stash.get(_EXPECTATIONS, None)
-    if applied is not None:
-        for line in applied.describe():
-            terminalreporter.write_line(line)
-    header = header_of(terminalreporter.config)
-    if header is not None:
-        terminalreporter.write_line(header.line())
-    width = max(80, shutil.get_terminal_size((100, 24)).columns)
-    for line in ledger.summary_lines(width):
-        terminalreporter.write_line(line)
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ from pathlib import Path
 from skill_conformance.bundled import spec_digest
 from skill_conformance.catalogue import load_catalogue
 from skill_conformance.commands.report.render import Column, render_report
-from skill_conformance.results import Results, load_results
+from skill_conformance.verdicts.results import Results, load_results
 
 __all__ = ["Column", "build_report", "columns_of", "render_report"]
 
@@ -35,7 +35,7 @@ def build_report(paths: Sequence[Path], specs: Path, labels: Sequence[str] = ())
     """The report of the results files ``paths`` against the specs under ``specs``.
 
     Raises:
-        skill_conformance.results.ResultsError: A results file cannot be read.
+        skill_conformance.verdicts.results.ResultsError: A results file cannot be read.
         skill_conformance.gherkin.UsageError: ``specs`` holds no spec.
 
     """

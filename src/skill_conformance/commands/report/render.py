@@ -11,26 +11,10 @@ from importlib import resources
 
 from skill_conformance.catalogue import Catalogue, Entry
 from skill_conformance.gherkin.model import DataTable, DocString, Step
-from skill_conformance.results import VERDICTS, Results, ScenarioResult
+from skill_conformance.verdicts.results import Results, ScenarioResult
+from skill_conformance.verdicts.verdict import Verdict
 
 __all__ = ["Column", "render_report"]
-
-_LABELS = {
-    "passed": "passed",
-    "failed": "failed",
-    "errored": "errored",
-    "expected-failure": "expected failure",
-    "unexpected-pass": "unexpected pass",
-    "not-applicable": "not applicable",
-}
-_MEANINGS = {
-    "passed": "behaves as the scenario says",
-    "failed": "behaves otherwise (a step's assertion failed)",
-    "errored": "crashed or hung",
-    "expected-failure": "a known failure of the expectations file, still failing",
-    "unexpected-pass": "listed as a known failure, but passes",
-    "not-applicable": "needs an ability the adapter declares it lacks",
-}
 
 
 @dataclass(frozen=True)
@@ -128,11 +112,11 @@ def _exit(status: int | None) -> str:
     return f"{status} (gate passes)" if status == 0 else f'<span class="warning">{status}</span>'
 
 
-def _chips(counts: Counter[str], *, long: bool = False) -> str:
+def _chips(counts: Counter[Verdict], *, long: bool = False) -> str:
     chips = [
-        f'<span class="chip {v}" title="{_e(_LABELS[v])}">'
-        f"{counts[v]}{' ' + _e(_LABELS[v]) if long else ''}</span>"
-        for v in VERDICTS
+        f'<span class="chip {v}" title="{_e(v.prose)}">'
+        f"{counts[v]}{' ' + _e(v.prose) if long else ''}</span>"
+        for v in Verdict
         if counts[v]
     ]
     return "".join(chips) or '<span class="muted">no scenario</span>'
@@ -140,8 +124,8 @@ def _chips(counts: Counter[str], *, long: bool = False) -> str:
 
 def _legend() -> str:
     items = "".join(
-        f'<li class="{v}"><span class="badge">{_e(_LABELS[v])}</span>{_e(_MEANINGS[v])}</li>'
-        for v in VERDICTS
+        f'<li class="{v}"><span class="badge">{_e(v.prose)}</span>{_e(v.meaning)}</li>'
+        for v in Verdict
     )
     return (
         '<section class="legend"><h2 id="legend">Verdicts</h2>'
@@ -241,7 +225,7 @@ def _verdict_cell(result: ScenarioResult | None) -> str:
     if result is None:
         return '<td class="verdict not-run"><span class="badge">not run</span></td>'
     reason = f'<div class="reason">{_inline(result.reason)}</div>' if result.reason else ""
-    label = _e(_LABELS[result.verdict])
+    label = _e(result.verdict.prose)
     return f'<td class="verdict {result.verdict}"><span class="badge">{label}</span>{reason}</td>'
 
 

@@ -9,15 +9,15 @@ from pathlib import Path
 import pytest
 
 from skill_conformance.bundled import expectations_dir
-from skill_conformance.expectations import (
+from skill_conformance.port import Implementation
+from skill_conformance.verdicts.expectations import (
     Expectations,
     ExpectationsError,
     default_path,
     load_expectations,
     scenario_key,
 )
-from skill_conformance.port import Implementation
-from skill_conformance.verdicts import ScenarioInfo
+from skill_conformance.verdicts.ledger import ScenarioInfo
 
 __all__ = ["AppliedExpectations", "apply_expectations", "expectations_root"]
 

@@ -13,12 +13,14 @@ A results file is JSON::
         {"capability": "skill-tools",
          "requirement": {"slug": "load-skill-...", "title": "load_skill tool SHALL ..."},
          "id": "load-skill-....skill-not-found", "name": "Skill not found",
-         "verdict": "failed", "reason": "the call did not fail; it returned 'x'"}
+         "verdict": "failed",
+         "reason": "the call did not fail; expected a not-found error, observed the text 'x'"}
       ]
     }
 
-``reason`` is the one-line assertion message of a failed scenario, the error of an errored one,
-and the declared reason of an expected failure or a not-applicable scenario.
+``verdict`` is a :class:`~skill_conformance.verdicts.verdict.Verdict`'s value. ``reason`` is, on
+one line and whole, what a failed scenario's step expected and observed, the error of an errored
+one, and the declared reason of an expected failure or a not-applicable scenario.
 """
 
 from __future__ import annotations
@@ -29,11 +31,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from skill_conformance.atomic import write_atomic
+from skill_conformance.verdicts.verdict import Verdict
 
 __all__ = [
-    "BAD",
     "FORMAT",
-    "VERDICTS",
     "Header",
     "Results",
     "ResultsError",
@@ -43,16 +44,6 @@ __all__ = [
 ]
 
 FORMAT = "skill-conformance-results/1"
-VERDICTS = (
-    "passed",
-    "failed",
-    "errored",
-    "expected-failure",
-    "unexpected-pass",
-    "not-applicable",
-)
-BAD = frozenset({"failed", "errored", "unexpected-pass"})
-"""The verdicts that fail a run."""
 
 
 class ResultsError(Exception):
@@ -96,7 +87,7 @@ class ScenarioResult:
     requirement_title: str
     id: str
     name: str
-    verdict: str
+    verdict: Verdict
     reason: str = ""
 
     @property
@@ -114,7 +105,7 @@ class Results:
     created: str = ""
     exit_status: int | None = None
 
-    def counts(self) -> Counter[str]:
+    def counts(self) -> Counter[Verdict]:
         """How many scenarios got each verdict."""
         return Counter(result.verdict for result in self.scenarios)
 
@@ -131,14 +122,14 @@ class Results:
             },
             "created": self.created,
             "exit_status": self.exit_status,
-            "counts": {verdict: counts[verdict] for verdict in VERDICTS if counts[verdict]},
+            "counts": {verdict.value: counts[verdict] for verdict in Verdict if counts[verdict]},
             "scenarios": [
                 {
                     "capability": r.capability,
                     "requirement": {"slug": r.requirement_slug, "title": r.requirement_title},
                     "id": r.id,
                     "name": r.name,
-                    "verdict": r.verdict,
+                    "verdict": r.verdict.value,
                     "reason": r.reason,
                 }
                 for r in self.scenarios
@@ -180,9 +171,10 @@ def _parse(data: object) -> Results:
     )
     scenarios = []
     for entry in data["scenarios"]:
-        verdict = str(entry["verdict"])
-        if verdict not in VERDICTS:
-            raise ValueError(f"unknown verdict {verdict!r} of {entry['id']!r}")
+        try:
+            verdict = Verdict(entry["verdict"])
+        except ValueError:
+            raise ValueError(f"unknown verdict {entry['verdict']!r} of {entry['id']!r}") from None
         scenarios.append(
             ScenarioResult(
                 capability=str(entry["capability"]),

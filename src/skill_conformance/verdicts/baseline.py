@@ -10,17 +10,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from skill_conformance.expectations import (
+from skill_conformance.verdicts.expectations import (
     Expectations,
     ExpectationsError,
     load_expectations,
     write_expectations,
 )
-from skill_conformance.results import Results
+from skill_conformance.verdicts.results import Results
+from skill_conformance.verdicts.verdict import Verdict
 
 __all__ = ["Baseline", "baseline_of", "write_baseline"]
 
-LISTED = ("failed", "errored", "expected-failure")
+LISTED = (Verdict.FAILED, Verdict.ERRORED, Verdict.EXPECTED_FAILURE)
 """The verdicts a baseline lists: what fails now, known or not."""
 
 
@@ -34,9 +35,9 @@ class Baseline:
     dropped: tuple[str, ...]
 
 
-def _reason(verdict: str, reason: str) -> str:
+def _reason(verdict: Verdict, reason: str) -> str:
     text = " ".join(reason.split()) or "no reason given"
-    return text if verdict == "expected-failure" else f"{verdict}: {text}"
+    return text if verdict is Verdict.EXPECTED_FAILURE else f"{verdict}: {text}"
 
 
 def baseline_of(results: Results, previous: Expectations | None = None) -> Baseline:

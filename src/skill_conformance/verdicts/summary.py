@@ -3,7 +3,7 @@
 When every applicable scenario passed, each requirement gets a line. When something failed, the
 summary turns compact so it fits a screen: a capability whose requirements are all fine is one
 line, only the requirements with a bad verdict are listed, and then each bad scenario, one line
-each with its reason.
+each with its whole reason (the terminal wraps it; a value is never cut).
 """
 
 from __future__ import annotations
@@ -11,66 +11,60 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
-from skill_conformance.results import BAD, VERDICTS, ScenarioResult
+from skill_conformance.verdicts.results import ScenarioResult
+from skill_conformance.verdicts.verdict import Verdict
 
 __all__ = ["format_counts", "summary_lines"]
 
-_COLUMNS = (
-    ("passed", "pass"),
-    ("failed", "fail"),
-    ("errored", "err"),
-    ("expected-failure", "xfail"),
-    ("unexpected-pass", "xpass"),
-    ("not-applicable", "n/a"),
-)
-_LABELS = {"failed": "FAILED", "errored": "ERRORED", "unexpected-pass": "XPASS"}
+_LABELS = {Verdict.FAILED: "FAILED", Verdict.ERRORED: "ERRORED", Verdict.UNEXPECTED_PASS: "XPASS"}
 _CELL = 6
 _MAX_BAD = 25
-_BAD_WIDTH = 200
-"""A bad scenario's line may be wider than the terminal: its reason is what a reviewer needs."""
 
 
-def format_counts(counts: Counter[str]) -> str:
+def format_counts(counts: Counter[Verdict]) -> str:
     """``"3 passed, 1 failed"``: the non-zero counts in verdict order."""
-    return ", ".join(f"{counts[v]} {v}" for v in VERDICTS if counts[v])
+    return ", ".join(f"{counts[v]} {v}" for v in Verdict if counts[v])
 
 
-def _cells(counts: Counter[str]) -> str:
-    return "".join(f"{counts[v] or '.':>{_CELL}}" for v, _ in _COLUMNS)
+def _cells(counts: Counter[Verdict]) -> str:
+    return "".join(f"{counts[v] or '.':>{_CELL}}" for v in Verdict)
 
 
 def _fit(line: str, width: int) -> str:
     return line if len(line) <= width else line[: max(width - 3, 1)] + "..."
 
 
-def _mark(counts: Counter[str]) -> str:
-    return "FAIL" if BAD & counts.keys() else "ok  "
+def _is_bad(counts: Counter[Verdict]) -> bool:
+    return any(verdict.bad for verdict in counts)
+
+
+def _mark(counts: Counter[Verdict]) -> str:
+    return "FAIL" if _is_bad(counts) else "ok  "
 
 
 def summary_lines(results: Sequence[ScenarioResult], width: int = 100) -> list[str]:
-    """The summary of ``results``, each line at most ``width`` characters."""
+    """The summary of ``results``: the table fitted to ``width``, then the bad scenarios whole."""
     if not results:
         return []
-    by_requirement: dict[str, dict[str, Counter[str]]] = {}
+    by_requirement: dict[str, dict[str, Counter[Verdict]]] = {}
     for result in results:
         requirements = by_requirement.setdefault(result.capability, {})
         requirements.setdefault(result.requirement_title, Counter())[result.verdict] += 1
-    bad = [result for result in results if result.verdict in BAD]
-    heading = "".join(f"{label:>{_CELL}}" for _, label in _COLUMNS)
+    bad = [result for result in results if result.verdict.bad]
+    heading = "".join(f"{verdict.column:>{_CELL}}" for verdict in Verdict)
     lines = [f"{heading}       capability / requirement"]
     for capability, requirements in sorted(by_requirement.items()):
         lines += _capability_lines(capability, requirements, compact=bool(bad))
-    total: Counter[str] = Counter(result.verdict for result in results)
+    total: Counter[Verdict] = Counter(result.verdict for result in results)
     lines.append(f"total: {format_counts(total)}")
-    lines = [_fit(line, width) for line in lines]
-    return lines + [_fit(line, max(width, _BAD_WIDTH)) for line in _bad_lines(bad)]
+    return [_fit(line, width) for line in lines] + _bad_lines(bad)
 
 
 def _capability_lines(
-    capability: str, requirements: dict[str, Counter[str]], *, compact: bool
+    capability: str, requirements: dict[str, Counter[Verdict]], *, compact: bool
 ) -> list[str]:
-    overall = sum(requirements.values(), Counter[str]())
-    fine = [title for title, counts in requirements.items() if not BAD & counts.keys()]
+    overall = sum(requirements.values(), Counter[Verdict]())
+    fine = [title for title, counts in requirements.items() if not _is_bad(counts)]
     if compact and len(fine) == len(requirements):
         note = f"  ({_requirements(len(fine))}, all ok)"
         return [f"{_cells(overall)}  {_mark(overall)} {capability}{note}"]
@@ -80,7 +74,7 @@ def _capability_lines(
             continue
         lines.append(f"{_cells(counts)}  {_mark(counts)}   {title}")
     if compact and fine:
-        lines.append(f"{'':>{_CELL * len(_COLUMNS)}}         + {_requirements(len(fine))} ok")
+        lines.append(f"{'':>{_CELL * len(Verdict)}}         + {_requirements(len(fine))} ok")
     return lines
 
 
