@@ -8,18 +8,29 @@ always holds exactly one skill manager of this pool. Building starts no MCP serv
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic_ai.capabilities import AbstractCapability
 
 from skill_conformance.reference.loader import load_skills
 from skill_conformance.reference.manager import SkillManagerCap
 from skill_conformance.reference.registry import POOL_SCOPE, ExtensionRegistry
+from skill_conformance.reference.skill import Skill
 from skill_conformance.reference.skill_tools import SkillToolsProvider
 
-__all__ = ["SkillPool"]
+__all__ = ["ManagerFactory", "SkillPool"]
+
+
+class ManagerFactory(Protocol):
+    """Builds a skill manager; :class:`SkillManagerCap` itself is one."""
+
+    def __call__(
+        self, skills: Iterable[Skill], children: Sequence[AbstractCapability[Any]], *, name: str
+    ) -> SkillManagerCap:
+        """The skill manager of ``skills`` and the non-skill ``children``."""
+        ...
 
 
 class SkillPool:
@@ -30,6 +41,8 @@ class SkillPool:
         children: The pool's non-skill capabilities that the skill manager holds as children
             (MCP servers, remote skill providers, plain toolsets).
         registry: The pool's extension registry; a new one if not given.
+        manager: What builds the skill manager, at start-up and on every rebuild.
+        provider: What builds the pool's ``load_skill``/``list_skills`` provider, given the pool.
 
     """
 
@@ -39,11 +52,14 @@ class SkillPool:
         children: Sequence[AbstractCapability[Any]] = (),
         *,
         registry: ExtensionRegistry | None = None,
+        manager: ManagerFactory = SkillManagerCap,
+        provider: Callable[[SkillPool], SkillToolsProvider] = SkillToolsProvider,
     ) -> None:
         self.skills_dir = skills_dir
         self.children = tuple(children)
         self.registry = registry if registry is not None else ExtensionRegistry()
-        self.skills_tools = SkillToolsProvider(self)
+        self.skills_tools = provider(self)
+        self._build_manager = manager
         self._manager: SkillManagerCap | None = None
         self._problems: list[str] = []
 
@@ -85,7 +101,7 @@ class SkillPool:
 
     def _build(self) -> SkillManagerCap:
         loaded = load_skills(self.skills_dir)
-        manager = SkillManagerCap(loaded.skills.values(), self.children, name="pool-skills")
+        manager = self._build_manager(loaded.skills.values(), self.children, name="pool-skills")
         self._problems = loaded.problems + manager.problems
         return manager
 

@@ -14,7 +14,7 @@ from skill_conformance.verdicts import expect
 
 @then(step("a problem is reported naming `{first:v}` and `{second:v}`"))
 def then_problem_reported(conformance: ScenarioContext, first: str, second: str) -> None:
-    problems = list(conformance.system.problems())
+    problems = list(conformance.start().problems())
     expect(
         any(first in p and second in p for p in problems),
         f"no reported problem names both {first!r} and {second!r}",

@@ -29,7 +29,7 @@ def given_outside_file(conformance: ScenarioContext, name: str, text: str) -> No
 @when(step("`load_skill` is called with `{skill:v}`"))
 @when(step("`load_skill` is called with `{skill:v}` and the arguments `{arguments:v}`"))
 def when_load_skill(conformance: ScenarioContext, skill: str, arguments: str | None = None) -> None:
-    conformance.attempt(lambda: conformance.system.load_skill(skill, arguments))
+    conformance.attempt(lambda: conformance.start().load_skill(skill, arguments))
 
 
 @then(step("the text contains `{text:v}`"))
@@ -45,7 +45,7 @@ def then_text_contains(conformance: ScenarioContext, text: str) -> None:
 
 @when("`list_skills` is called")
 def when_list_skills(conformance: ScenarioContext) -> None:
-    conformance.listing = list(conformance.system.list_skills())
+    conformance.listing = list(conformance.start().list_skills())
 
 
 def _listing(conformance: ScenarioContext) -> list[SkillListing]:

@@ -204,7 +204,8 @@ class AsyncSkillSystem(Protocol):
     """One implementation, opened on one :class:`Setup`, for one scenario.
 
     Methods are called in scenario order on a single task of one event loop. An operation that
-    needs an ability the adapter declared unsupported is never called.
+    needs an ability the adapter declared unsupported is never called. An adapter may subclass
+    this protocol and mark each method ``@override``: mypy then names any method it misses.
     """
 
     async def start(self) -> None:
@@ -257,22 +258,52 @@ class AsyncSkillSystem(Protocol):
 
 
 class SkillSystem(Protocol):
-    """The synchronous facade of :class:`AsyncSkillSystem` that the steps use."""
+    """The synchronous facade of :class:`AsyncSkillSystem` that the steps use.
 
-    def start(self) -> None: ...  # noqa: D102
-    def tool_names(self) -> Sequence[str]: ...  # noqa: D102
-    def run_tool(self, name: str, arguments: Mapping[str, object]) -> RunRecord: ...  # noqa: D102
-    def load_skill(self, skill: str, arguments: str | None = None) -> str: ...  # noqa: D102
-    def list_skills(self) -> Sequence[SkillListing]: ...  # noqa: D102
-    def resolve_uri(self, uri: str) -> ResolvedSkill: ...  # noqa: D102
-    def registry_skill_names(self, scope: Scope) -> Sequence[str]: ...  # noqa: D102
-    def rebuild(self) -> None: ...  # noqa: D102
-    def enter(self) -> None: ...  # noqa: D102
-    def exit(self) -> None: ...  # noqa: D102
-    def agent_tool_names(self, path: AgentPath) -> Sequence[str]: ...  # noqa: D102
-    def agent_load_skill(self, path: AgentPath, skill: str) -> str: ...  # noqa: D102
-    def problems(self) -> Sequence[str]: ...  # noqa: D102
-    def close(self) -> None: ...  # noqa: D102
+    Each method blocks on the :class:`AsyncSkillSystem` method of the same name.
+    """
+
+    def start(self) -> None:
+        """Blocking :meth:`AsyncSkillSystem.start`."""
+
+    def tool_names(self) -> Sequence[str]:
+        """Blocking :meth:`AsyncSkillSystem.tool_names`."""
+
+    def run_tool(self, name: str, arguments: Mapping[str, object]) -> RunRecord:
+        """Blocking :meth:`AsyncSkillSystem.run_tool`."""
+
+    def load_skill(self, skill: str, arguments: str | None = None) -> str:
+        """Blocking :meth:`AsyncSkillSystem.load_skill`."""
+
+    def list_skills(self) -> Sequence[SkillListing]:
+        """Blocking :meth:`AsyncSkillSystem.list_skills`."""
+
+    def resolve_uri(self, uri: str) -> ResolvedSkill:
+        """Blocking :meth:`AsyncSkillSystem.resolve_uri`."""
+
+    def registry_skill_names(self, scope: Scope) -> Sequence[str]:
+        """Blocking :meth:`AsyncSkillSystem.registry_skill_names`."""
+
+    def rebuild(self) -> None:
+        """Blocking :meth:`AsyncSkillSystem.rebuild`."""
+
+    def enter(self) -> None:
+        """Blocking :meth:`AsyncSkillSystem.enter`."""
+
+    def exit(self) -> None:
+        """Blocking :meth:`AsyncSkillSystem.exit`."""
+
+    def agent_tool_names(self, path: AgentPath) -> Sequence[str]:
+        """Blocking :meth:`AsyncSkillSystem.agent_tool_names`."""
+
+    def agent_load_skill(self, path: AgentPath, skill: str) -> str:
+        """Blocking :meth:`AsyncSkillSystem.agent_load_skill`."""
+
+    def problems(self) -> Sequence[str]:
+        """Blocking :meth:`AsyncSkillSystem.problems`."""
+
+    def close(self) -> None:
+        """Blocking :meth:`AsyncSkillSystem.close`."""
 
 
 @runtime_checkable

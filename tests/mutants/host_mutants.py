@@ -18,6 +18,7 @@ from skill_conformance.reference.errors import (
 )
 from skill_conformance.reference.factory import AgentFactory
 from skill_conformance.reference.manager import SkillManagerCap
+from skill_conformance.reference.pool import SkillPool
 from skill_conformance.reference.registry import (
     POOL_SCOPE,
     ExtensionRegistry,
@@ -29,14 +30,14 @@ from skill_conformance.reference.resources import SkillResource
 from skill_conformance.reference.skill_tools import SkillToolsProvider
 from skill_conformance.reference.substitution import substitute_arguments
 from skill_conformance.reference.uri import SCHEME, parse_skill_uri
-from tests.mutants.base import MutantPool, mutant
+from tests.mutants.base import mutant
 
 _SESSION = Scope(ScopeLevel.SESSION, session_id="session-1")
 
 # -- the pool and the registry -------------------------------------------------------------
 
 
-class NeverRegisters(MutantPool):
+class NeverRegisters(SkillPool):
     """RFC regression (a): the skill manager is built but never registered with the registry."""
 
     def _install(self, manager: SkillManagerCap) -> None:
@@ -60,7 +61,7 @@ class NeverUnregisters(ExtensionRegistry):
         return False
 
 
-class RebuildDoesNotRegister(MutantPool):
+class RebuildDoesNotRegister(SkillPool):
     """Registers the skill manager at start-up only; a rebuilt one is never registered."""
 
     async def rebuild(self) -> None:
@@ -68,7 +69,7 @@ class RebuildDoesNotRegister(MutantPool):
         self.registry.unregister(self.manager, POOL_SCOPE)
 
 
-class RebuildKeepsOldManager(MutantPool):
+class RebuildKeepsOldManager(SkillPool):
     """Registers the rebuilt manager, but agents keep getting the one built at start-up."""
 
     async def rebuild(self) -> None:
@@ -77,7 +78,7 @@ class RebuildKeepsOldManager(MutantPool):
         self.registry.register(self._build(), POOL_SCOPE)
 
 
-class StartsServerWhenBuilt(MutantPool):
+class StartsServerWhenBuilt(SkillPool):
     """Connects the first skill's first MCP server as soon as the manager is built."""
 
     _eager: list[McpServerCap]

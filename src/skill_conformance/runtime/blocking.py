@@ -13,6 +13,8 @@ import threading
 from collections.abc import Awaitable, Coroutine, Mapping, Sequence
 from typing import Any, TypeVar
 
+from typing_extensions import override
+
 from skill_conformance.port import (
     AgentPath,
     AsyncSkillSystem,
@@ -20,6 +22,7 @@ from skill_conformance.port import (
     RunRecord,
     Scope,
     SkillListing,
+    SkillSystem,
     SkillSystemError,
 )
 
@@ -143,7 +146,7 @@ class _Timeout(Exception):
     """Internal marker: the in-loop timeout fired (as opposed to the implementation's own)."""
 
 
-class BlockingSkillSystem:
+class BlockingSkillSystem(SkillSystem):
     """The synchronous :class:`~skill_conformance.port.SkillSystem` over an async one."""
 
     def __init__(self, system: AsyncSkillSystem, timeout: float) -> None:
@@ -163,56 +166,69 @@ class BlockingSkillSystem:
             # implementation, never an interruption of the run (a real Ctrl-C is not raised here).
             raise ImplementationCrash(operation, error) from error
 
-    def start(self) -> None:  # noqa: D102
+    @override
+    def start(self) -> None:
         self._run("start", self._system.start())
 
-    def tool_names(self) -> Sequence[str]:  # noqa: D102
+    @override
+    def tool_names(self) -> Sequence[str]:
         names = self._run("tool_names", self._system.tool_names())
         return _expect("tool_names", names, _sequence_of(names, str), "a sequence of str")
 
-    def run_tool(self, name: str, arguments: Mapping[str, object]) -> RunRecord:  # noqa: D102
+    @override
+    def run_tool(self, name: str, arguments: Mapping[str, object]) -> RunRecord:
         record = self._run("run_tool", self._system.run_tool(name, arguments))
         ok = isinstance(record, RunRecord) and _sequence_of(record.offered, str)
         return _expect("run_tool", record, ok, "a RunRecord")
 
-    def load_skill(self, skill: str, arguments: str | None = None) -> str:  # noqa: D102
+    @override
+    def load_skill(self, skill: str, arguments: str | None = None) -> str:
         text = self._run("load_skill", self._system.load_skill(skill, arguments))
         return _expect("load_skill", text, isinstance(text, str), "a str")
 
-    def list_skills(self) -> Sequence[SkillListing]:  # noqa: D102
+    @override
+    def list_skills(self) -> Sequence[SkillListing]:
         listing = self._run("list_skills", self._system.list_skills())
         ok = _sequence_of(listing, SkillListing)
         return _expect("list_skills", listing, ok, "a sequence of SkillListing")
 
-    def resolve_uri(self, uri: str) -> ResolvedSkill:  # noqa: D102
+    @override
+    def resolve_uri(self, uri: str) -> ResolvedSkill:
         resolved = self._run("resolve_uri", self._system.resolve_uri(uri))
         return _expect(
             "resolve_uri", resolved, isinstance(resolved, ResolvedSkill), "a ResolvedSkill"
         )
 
-    def registry_skill_names(self, scope: Scope) -> Sequence[str]:  # noqa: D102
+    @override
+    def registry_skill_names(self, scope: Scope) -> Sequence[str]:
         names = self._run("registry_skill_names", self._system.registry_skill_names(scope))
         ok = _sequence_of(names, str)
         return _expect("registry_skill_names", names, ok, "a sequence of str")
 
-    def rebuild(self) -> None:  # noqa: D102
+    @override
+    def rebuild(self) -> None:
         self._run("rebuild", self._system.rebuild())
 
-    def enter(self) -> None:  # noqa: D102
+    @override
+    def enter(self) -> None:
         self._run("enter", self._system.enter())
 
-    def exit(self) -> None:  # noqa: D102
+    @override
+    def exit(self) -> None:
         self._run("exit", self._system.exit())
 
-    def agent_tool_names(self, path: AgentPath) -> Sequence[str]:  # noqa: D102
+    @override
+    def agent_tool_names(self, path: AgentPath) -> Sequence[str]:
         names = self._run("agent_tool_names", self._system.agent_tool_names(path))
         return _expect("agent_tool_names", names, _sequence_of(names, str), "a sequence of str")
 
-    def agent_load_skill(self, path: AgentPath, skill: str) -> str:  # noqa: D102
+    @override
+    def agent_load_skill(self, path: AgentPath, skill: str) -> str:
         text = self._run("agent_load_skill", self._system.agent_load_skill(path, skill))
         return _expect("agent_load_skill", text, isinstance(text, str), "a str")
 
-    def problems(self) -> Sequence[str]:  # noqa: D102
+    @override
+    def problems(self) -> Sequence[str]:
         try:
             problems = self._system.problems()
         except Exception as error:

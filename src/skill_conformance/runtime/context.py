@@ -1,8 +1,8 @@
 """The state one scenario carries from step to step.
 
-Steps never hold an implementation themselves: they describe the world, then ask
-:class:`ScenarioContext` for the system, which is opened and started on first use, after the
-skills described so far have been written to disk.
+Steps never hold an implementation themselves: they describe the world, then build the system
+with :meth:`ScenarioContext.start` (which writes the skills described so far to disk, opens the
+implementation and starts it) before they ask it anything.
 """
 
 from __future__ import annotations
@@ -69,14 +69,12 @@ class ScenarioContext:
     _tools: list[str] | None = None
     _agent: tuple[AgentPath, Outcome] | None = None
 
-    @property
-    def started(self) -> bool:
-        """Whether the system has been opened and started."""
-        return self._system is not None
+    def start(self) -> BlockingSkillSystem:
+        """Build the scenario's system, once, and return it.
 
-    @property
-    def system(self) -> BlockingSkillSystem:
-        """The system under test, opened and started on first use."""
+        Building writes the skills described so far to disk, opens the implementation on them
+        and starts it (the pool's start-up). Later calls return the system already started.
+        """
         if self._system is None:
             self.world.write()
             setup = Setup(
@@ -90,19 +88,15 @@ class ScenarioContext:
             system.start()
         return self._system
 
-    def start(self) -> None:
-        """Open and start the system (the pool's start-up), if that has not happened yet."""
-        _ = self.system
-
     def rebuild(self) -> None:
         """Write the skills as now described and have the pool rebuild them."""
         self.world.write()
-        self.system.rebuild()
+        self.start().rebuild()
         self._tools = None
 
     def refresh_tools(self) -> list[str]:
         """List, in a real agent run, the tools the model is offered."""
-        self._tools = list(self.system.tool_names())
+        self._tools = list(self.start().tool_names())
         self.runs += 1
         return self._tools
 
@@ -115,7 +109,7 @@ class ScenarioContext:
         parsed = json.loads(arguments)
         assert isinstance(parsed, dict), f"tool arguments must be a JSON object: {arguments}"
         self.runs += 1
-        self.run = self.system.run_tool(tool, parsed)
+        self.run = self.start().run_tool(tool, parsed)
         # What the model was offered in that run is the agent's tool list: no second run needed.
         self._tools = list(self.run.offered)
         return self.run
@@ -127,7 +121,7 @@ class ScenarioContext:
 
     def create_agent(self, path: AgentPath) -> None:
         """Create an agent through ``path`` and keep what it is offered, or the error."""
-        self._agent = (path, self.attempt(lambda: list(self.system.agent_tool_names(path))))
+        self._agent = (path, self.attempt(lambda: list(self.start().agent_tool_names(path))))
 
     def agent_path(self) -> AgentPath:
         """The path of the agent this scenario created."""
@@ -199,13 +193,13 @@ class ScenarioContext:
 
     def enter(self) -> None:
         """Enter the skill manager."""
-        self.system.enter()
+        self.start().enter()
         self._entered = True
         self._tools = None
 
     def exit(self) -> None:
         """Exit the skill manager."""
-        self.system.exit()
+        self.start().exit()
         self._entered = False
         self._tools = None
 
