@@ -159,6 +159,9 @@ class Setup:
         skills_tools_provider: Whether the host offers a skill tools provider
             (``load_skill``/``list_skills``) to the agents it creates.
         workdir: A scratch directory the adapter may use; removed after the scenario.
+        python_path: Directories of the Python modules the skills' tools name
+            (``module:function``), for this scenario only: the implementation imports from them
+            as it would from its own import path, and forgets them at ``close``.
 
     """
 
@@ -166,6 +169,7 @@ class Setup:
     children: tuple[ToolsChild | McpChild, ...] = ()
     skills_tools_provider: bool = True
     workdir: Path | None = None
+    python_path: tuple[Path, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,6 @@ import queue
 import shlex
 import signal
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -220,7 +219,6 @@ class JsonlinesImplementation:
     def __init__(self, command: Sequence[str] | None = None) -> None:
         self.command = list(command) if command is not None else _command()
         self._channel: Channel | None = None
-        self._base_path = list(sys.path)
         hello = self._handshake()
         self.name = str(hello.get("name", "jsonlines"))
         self.version = str(hello.get("version", "?"))
@@ -265,10 +263,6 @@ class JsonlinesImplementation:
         if channel is not None:
             channel.stop()
 
-    def python_path(self) -> list[str]:
-        """Import path entries added since loading: where a scenario's tool modules live."""
-        return [entry for entry in sys.path if entry not in self._base_path]
-
     def open(self, setup: Setup) -> AsyncSkillSystem:
         """A system for one scenario; the process is asked to ``open`` it on ``start``."""
         return JsonlinesSystem(self, setup)
@@ -291,7 +285,7 @@ def _value(op: str, response: Mapping[str, Any]) -> Any:
     return response["ok"]
 
 
-def _setup_json(setup: Setup, python_path: list[str]) -> dict[str, object]:
+def _setup_json(setup: Setup) -> dict[str, object]:
     children: list[dict[str, object]] = []
     for child in setup.children:
         if isinstance(child, McpChild):
@@ -305,7 +299,7 @@ def _setup_json(setup: Setup, python_path: list[str]) -> dict[str, object]:
         "children": children,
         "skills_tools_provider": setup.skills_tools_provider,
         "workdir": None if setup.workdir is None else str(setup.workdir),
-        "python_path": python_path,
+        "python_path": [str(directory) for directory in setup.python_path],
     }
 
 
@@ -355,8 +349,7 @@ class JsonlinesSystem:
 
     async def start(self) -> None:  # noqa: D102
         self._channel = await asyncio.to_thread(self._implementation.channel)
-        python_path = self._implementation.python_path()
-        await self._call("open", setup=_setup_json(self._setup, python_path))
+        await self._call("open", setup=_setup_json(self._setup))
         await self._call("start")
         await self._refresh_problems()
 

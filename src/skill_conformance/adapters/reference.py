@@ -24,6 +24,7 @@ from pydantic_ai.models.function import FunctionModel
 from pydantic_ai.toolsets import FunctionToolset
 from typing_extensions import override
 
+from skill_conformance.adapters.import_path import ImportPath
 from skill_conformance.adapters.scripted_model import Script, idle
 from skill_conformance.port import (
     Ability,
@@ -170,6 +171,7 @@ class ReferenceSystem(AsyncSkillSystem):
         self._factory: AgentFactory | None = None
         self._entered: SkillManagerCap | None = None
         self._problems: list[str] = []
+        self._import_path = ImportPath(setup.python_path)
 
     @property
     def pool(self) -> SkillPool:
@@ -190,6 +192,7 @@ class ReferenceSystem(AsyncSkillSystem):
             for child in self._setup.children
         ]
         parts = self._parts
+        self._import_path.add()
         pool = parts.pool(
             self._setup.skills_dir,
             children,
@@ -314,5 +317,8 @@ class ReferenceSystem(AsyncSkillSystem):
         try:
             await self.exit()
         finally:
-            if self._pool is not None:
-                await self._pool.close()
+            try:
+                if self._pool is not None:
+                    await self._pool.close()
+            finally:
+                self._import_path.remove()

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from skill_conformance.port import Ability as A
-from skill_conformance.port import AgentPath, Implementation, Scope, Setup
+from skill_conformance.port import AgentPath, Implementation, Scope
 from skill_conformance.runtime.blocking import BlockingSkillSystem, ImplementationCrash, blocking
 from skill_conformance.runtime.loading import AdapterLoadError, load_implementation
 from skill_conformance.runtime.world import ServerLog, World
@@ -185,7 +185,7 @@ def smoke(implementation: Implementation, *, mcp: bool, timeout: float) -> list[
             if with_mcp:
                 world.add_mcp_server(SKILL, "smoke-server", ["echo"])
             world.write()
-            setup = Setup(skills_dir=world.skills_dir, workdir=world.scratch)
+            setup = world.setup()
             try:
                 system = blocking(implementation.open(setup), timeout)
             except Exception as error:

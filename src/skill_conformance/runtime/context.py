@@ -22,7 +22,6 @@ from skill_conformance.port import (
     Implementation,
     McpChild,
     RunRecord,
-    Setup,
     SkillListing,
     SkillSystemError,
     ToolsChild,
@@ -77,11 +76,8 @@ class ScenarioContext:
         """
         if self._system is None:
             self.world.write()
-            setup = Setup(
-                skills_dir=self.world.skills_dir,
-                children=tuple(self.children),
-                skills_tools_provider=self.skills_tools_provider,
-                workdir=self.world.scratch,
+            setup = self.world.setup(
+                self.children, skills_tools_provider=self.skills_tools_provider
             )
             system = blocking(self.implementation.open(setup), self.timeout)
             self._system = system

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import importlib
 import logging
-import sys
 import warnings
 from collections.abc import Awaitable, Mapping, Sequence
 from pathlib import Path
@@ -27,6 +26,7 @@ from skill_conformance.adapters.agentpool.translate import (
     parse_listing,
     scope_keywords,
 )
+from skill_conformance.adapters.import_path import ImportPath
 from skill_conformance.adapters.scripted_model import Script
 from skill_conformance.port import (
     AgentPath,
@@ -60,6 +60,7 @@ class AgentpoolSystem(AsyncSkillSystem):
         self._paths = 0
         self._modules_dir: Path | None = None
         self._child_modules: list[str] = []
+        self._import_path = ImportPath(())
 
     # -- plumbing ------------------------------------------------------------------------------
 
@@ -101,14 +102,12 @@ class AgentpoolSystem(AsyncSkillSystem):
         base = self._setup.workdir or self._setup.skills_dir.parent
         self._modules_dir = base / "agentpool-children"
         self._modules_dir.mkdir(parents=True, exist_ok=True)
-        sys.path.insert(0, str(self._modules_dir))
         paths: list[str] = []
         for index, child in enumerate(children):
             module = f"skill_conformance_child_{id(self)}_{index}"
             (self._modules_dir / f"{module}.py").write_text(child_module_source(child))
             self._child_modules.append(module)
             paths += [f"{module}:{tool}" for tool in child.tools]
-        importlib.invalidate_caches()
         return paths
 
     @override
@@ -119,9 +118,11 @@ class AgentpoolSystem(AsyncSkillSystem):
 
     async def _start(self) -> None:
         package = self._module("")
-        validated = package.AgentsManifest.model_validate(
-            manifest(self._setup, self._write_child_modules())
-        )
+        tool_paths = self._write_child_modules()
+        modules = [self._modules_dir] if self._modules_dir is not None else []
+        self._import_path = ImportPath([*self._setup.python_path, *modules])
+        self._import_path.add()
+        validated = package.AgentsManifest.model_validate(manifest(self._setup, tool_paths))
         pool = package.AgentPool(validated)
         if not self._setup.skills_tools_provider and hasattr(pool, "skills_tools_provider"):
             pool.skills_tools_provider = None
@@ -307,7 +308,4 @@ class AgentpoolSystem(AsyncSkillSystem):
             finally:
                 for logger in self._loggers:
                     logger.removeHandler(self._capture)
-                if self._modules_dir is not None and str(self._modules_dir) in sys.path:
-                    sys.path.remove(str(self._modules_dir))
-                for module in self._child_modules:
-                    sys.modules.pop(module, None)
+                self._import_path.remove()
