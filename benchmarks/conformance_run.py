@@ -1,73 +1,182 @@
-"""Benchmark: wall time of the whole conformance run on an implementation, and where it goes.
+"""Benchmark: the conformance run against its own collect-only run, measured side by side.
 
-    uv run python benchmarks/conformance_run.py [--impl reference] [--repeat 3]
+    uv run python benchmarks/conformance_run.py [--impl reference] [--repeat 5] [--no-zygote-too]
 
-Prints, per repeat, the wall time of ``pytest steps``, the time pytest needs to collect the
-scenarios, the summed setup / call / teardown time of the scenarios, and the median time one
-test MCP server takes from spawn to a completed MCP handshake.
+Each repeat runs, one right after the other, ``pytest steps --collect-only`` (the interpreter, the
+imports, the implementation's loading, parsing the features) and ``pytest steps`` (all that, then
+every scenario, real MCP server processes included), and with ``--no-zygote-too`` the run once more
+with every test MCP server importing the ``mcp`` SDK itself. It prints the medians and the ratios
+of each repeat's pair, wall and CPU time (user + system, child processes included), the cost per
+scenario, and how long a test MCP server takes from spawn to a completed handshake, with and
+without the zygote, against a bare interpreter's start. Ratios measured side by side are what
+carry from one machine, or one load, to another: the load average is printed with them.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import re
+import resource
 import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+SERVER = ("-m", "skill_conformance.testing.mcp_server", "--label", "bench", "--tool", "echo")
 
 
-def _pytest(*args: str) -> tuple[float, str]:
-    command = [sys.executable, "-m", "pytest", "steps", "-q", "-p", "no:cacheprovider", *args]
-    began = time.perf_counter()
-    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=False)
-    elapsed = time.perf_counter() - began
+@dataclass(frozen=True)
+class Sample:
+    """One measured command: wall and CPU seconds, and the scenarios it ran or collected."""
+
+    wall: float
+    cpu: float
+    scenarios: int
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _pytest(impl: str, *args: str) -> Sample:
+    command = [sys.executable, "-m", "pytest", "steps", "-q", "-p", "no:cacheprovider"]
+    cpu, began = _children_cpu(), time.perf_counter()
+    done = subprocess.run(
+        [*command, "--impl", impl, *args], cwd=ROOT, capture_output=True, text=True, check=False
+    )
+    wall, cpu = time.perf_counter() - began, _children_cpu() - cpu
     if done.returncode not in (0, 1):
         sys.exit(f"pytest exited {done.returncode}:\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
-    return elapsed, done.stdout
+    last = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else ""
+    counts = re.findall(r"(\d+) (?:passed|failed|skipped|xfailed|xpassed|error|tests? coll)", last)
+    return Sample(wall, cpu, sum(int(count) for count in counts))
 
 
-async def _one_server_start() -> float:
+async def _handshake(zygote: str | None) -> float:
     from mcp import ClientSession, StdioServerParameters
     from mcp.client.stdio import stdio_client
 
-    params = StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "skill_conformance.testing.mcp_server", "--label", "bench", "--tool", "echo"],
-    )
+    args = [*SERVER, *(("--zygote", zygote) if zygote else ())]
+    params = StdioServerParameters(command=sys.executable, args=args)
     began = time.perf_counter()
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
-        elapsed = time.perf_counter() - began
-    return elapsed
+        return time.perf_counter() - began
+
+
+def _interpreter_start() -> float:
+    began = time.perf_counter()
+    subprocess.run([sys.executable, "-c", "pass"], check=True)
+    return time.perf_counter() - began
+
+
+def _starts(count: int) -> dict[str, list[float]]:
+    """Spawn-to-handshake times with and without the zygote, interleaved with bare interpreters."""
+    from skill_conformance.testing.zygote import Zygote
+
+    zygote = Zygote()
+    try:
+        asyncio.run(_handshake(zygote.address))  # the zygote's own start is not a server's
+        times: dict[str, list[float]] = {"interpreter": [], "zygote": [], "alone": []}
+        for _ in range(count):
+            times["interpreter"].append(_interpreter_start())
+            times["zygote"].append(asyncio.run(_handshake(zygote.address)))
+            times["alone"].append(asyncio.run(_handshake(None)))
+        return times
+    finally:
+        zygote.stop()
+
+
+def _progress(text: str) -> None:
+    print(f"  [{time.strftime('%H:%M:%S')}] {text}", file=sys.stderr, flush=True)
+
+
+def _median(values: Sequence[float]) -> float:
+    return statistics.median(values)
+
+
+def _spread(values: Sequence[float], unit: str = "s", digits: int = 1) -> str:
+    return (
+        f"median {_median(values):.{digits}f} {unit} "
+        f"({min(values):.{digits}f} to {max(values):.{digits}f})"
+    )
 
 
 def main() -> None:
     """Run the benchmark and print its figures."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--impl", default="reference")
-    parser.add_argument("--repeat", type=int, default=3)
-    options = parser.parse_args()
-
-    starts = [asyncio.run(_one_server_start()) for _ in range(5)]
-    print(
-        f"MCP test server spawn to handshake: median {statistics.median(starts):.2f} s (5 starts)"
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--starts", type=int, default=7, help="server starts measured per kind")
+    parser.add_argument(
+        "--no-zygote-too", action="store_true", help="also time runs with --no-zygote"
     )
+    options = parser.parse_args()
+    load_before = os.getloadavg()
+    print(
+        f"conformance run, --impl {options.impl}, {os.cpu_count()} CPUs, {options.repeat} repeats"
+    )
+
+    collects: list[Sample] = []
+    runs: list[Sample] = []
+    cold: list[Sample] = []
     for attempt in range(1, options.repeat + 1):
-        collect, _ = _pytest("--collect-only", "--impl", options.impl)
-        wall, output = _pytest("--durations=0", "--impl", options.impl)
-        phases = {"setup": 0.0, "call": 0.0, "teardown": 0.0}
-        for seconds, phase in re.findall(r"^([0-9.]+)s (setup|call|teardown) ", output, re.M):
-            phases[phase] += float(seconds)
-        outcome = re.findall(r"^=*\s*(\d+ passed.*?) in ", output, re.M)
+        collects.append(_pytest(options.impl, "--collect-only"))
+        runs.append(_pytest(options.impl))
+        _progress(
+            f"repeat {attempt}: collect-only {collects[-1].wall:.1f} s, run {runs[-1].wall:.1f} s"
+        )
+        if options.no_zygote_too:
+            cold.append(_pytest(options.impl, "--no-zygote"))
+            _progress(f"repeat {attempt}: run --no-zygote {cold[-1].wall:.1f} s")
+    _progress("server starts")
+    starts = _starts(options.starts)
+    load_after = os.getloadavg()
+
+    scenarios = runs[0].scenarios
+    wall_ratios = [run.wall / collect.wall for run, collect in zip(runs, collects, strict=True)]
+    cpu_ratios = [run.cpu / collect.cpu for run, collect in zip(runs, collects, strict=True)]
+    per_wall = [(r.wall - c.wall) / scenarios * 1000 for r, c in zip(runs, collects, strict=True)]
+    per_cpu = [(r.cpu - c.cpu) / scenarios * 1000 for r, c in zip(runs, collects, strict=True)]
+    print(f"load average (1 min) before {load_before[0]:.2f}, after {load_after[0]:.2f}")
+    print(f"scenarios: {scenarios}")
+    print(
+        f"collect-only: wall {_spread([c.wall for c in collects])}, "
+        f"CPU {_spread([c.cpu for c in collects])}"
+    )
+    print(
+        f"run:          wall {_spread([r.wall for r in runs])}, "
+        f"CPU {_spread([r.cpu for r in runs])}"
+    )
+    print(
+        f"run / collect-only: wall {_spread(wall_ratios, '', 2)}, CPU {_spread(cpu_ratios, '', 2)}"
+    )
+    print(
+        f"per scenario (run - collect-only) / {scenarios}: wall {_spread(per_wall, 'ms', 0)}, "
+        f"CPU {_spread(per_cpu, 'ms', 0)}"
+    )
+    if cold:
+        cold_ratios = [c.wall / k.wall for c, k in zip(cold, collects, strict=True)]
         print(
-            f"run {attempt}: wall {wall:.1f} s | collection {collect:.1f} s | scenarios "
-            f"setup {phases['setup']:.1f} s, call {phases['call']:.1f} s, "
-            f"teardown {phases['teardown']:.1f} s | {outcome[-1] if outcome else output[-200:]}"
+            f"run --no-zygote: wall {_spread([c.wall for c in cold])}, "
+            f"CPU {_spread([c.cpu for c in cold])}; / collect-only: wall "
+            f"{_spread(cold_ratios, '', 2)}"
+        )
+    interpreter = _median(starts["interpreter"])
+    bare = [v * 1000 for v in starts["interpreter"]]
+    print(f"bare interpreter start (python -c pass): {_spread(bare, 'ms', 0)}")
+    for kind, label in (("zygote", "forked by the zygote"), ("alone", "importing mcp itself")):
+        values = [v * 1000 for v in starts[kind]]
+        print(
+            f"test MCP server, spawn to handshake, {label}: {_spread(values, 'ms', 0)}; "
+            f"{_median(starts[kind]) / interpreter:.1f}x an interpreter start"
         )
 
 

@@ -13,14 +13,14 @@ Feature: extension-registry
     rebuild of the skills the registry SHALL hold exactly one skill manager, the new one: a skill SHALL be
     listed once, a removed skill SHALL no longer resolve, and an added skill SHALL resolve.
 
-    @id:extensionregistry-shall-be-populated-with-skillmanagercap-during-pool-initialization.skillmanagercap-registered-during-pool-startup @needs:pool-rebuild
+    @id:extensionregistry-shall-be-populated-with-skillmanagercap-during-pool-initialization.skillmanagercap-registered-during-pool-startup @needs:registry @needs:skill-uri
     Scenario: SkillManagerCap registered during pool startup
       Given a skill `my-skill` whose instructions are `Registered at start-up.`
       When the pool starts
       Then the registry lists the skill `my-skill` at every scope
       And resolving `skill://my-skill` through the registry gives instructions containing `Registered at start-up.`
 
-    @id:extensionregistry-shall-be-populated-with-skillmanagercap-during-pool-initialization.skillmanagercap-re-registered-after-rebuild @needs:pool-rebuild
+    @id:extensionregistry-shall-be-populated-with-skillmanagercap-during-pool-initialization.skillmanagercap-re-registered-after-rebuild @needs:pool-rebuild @needs:registry @needs:skill-uri @needs:error-kinds
     Scenario: SkillManagerCap re-registered after rebuild
       Given a skill `old-skill`
       And the pool has started
@@ -31,7 +31,7 @@ Feature: extension-registry
       And resolving `skill://old-skill` through the registry fails with a not-found error
       And resolving `skill://new-skill` through the registry succeeds
 
-    @id:extensionregistry-shall-be-populated-with-skillmanagercap-during-pool-initialization.repeated-rebuilds-leave-no-stale-registration @added-by:skill-conformance @needs:pool-rebuild
+    @id:extensionregistry-shall-be-populated-with-skillmanagercap-during-pool-initialization.repeated-rebuilds-leave-no-stale-registration @added-by:skill-conformance @needs:pool-rebuild @needs:registry
     Scenario: Repeated rebuilds leave no stale registration
       Given a skill `steady`
       And the pool has started

@@ -17,11 +17,11 @@ Feature: skill-manager-cap
     not when a run starts. Entering the manager SHALL enter every child, the MCP servers declared by skills
     included, and exiting it SHALL exit them in the reverse order.
 
-    @id:skillmanagercap-shall-extend-combinedtoolsetcapability.skillmanagercap-inherits-tool-merging @needs:mcp
+    @id:skillmanagercap-shall-extend-combinedtoolsetcapability.skillmanagercap-inherits-tool-merging @needs:python-tools @needs:mcp
     Scenario: SkillManagerCap inherits tool merging
       Given a skill `my-skill` declaring the Python tool `json:loads`
       And the skill `my-skill` declares the MCP server `server1` with the tools `echo` and `add`
-      And a non-skill child providing the tool `ping`
+      And a tool `ping` that belongs to no skill
       When the agent's tools are listed
       Then the agent sees the tool `my-skill__tool__loads`
       And the agent sees the tools `my-skill__mcp__echo` and `my-skill__mcp__add`
@@ -39,7 +39,7 @@ Feature: skill-manager-cap
       Then no MCP server is running
       And the MCP servers stopped in the reverse of the order they started
 
-    @id:skillmanagercap-shall-extend-combinedtoolsetcapability.skillmanagercap-imports-python-tools-eagerly
+    @id:skillmanagercap-shall-extend-combinedtoolsetcapability.skillmanagercap-imports-python-tools-eagerly @needs:python-tools
     Scenario: SkillManagerCap imports Python tools eagerly
       Given a skill `my-skill` declaring the Python tool `probe` from a module that records its import
       When the skill manager is built
@@ -48,7 +48,7 @@ Feature: skill-manager-cap
     @id:skillmanagercap-shall-extend-combinedtoolsetcapability.skillmanagercap-get-toolset-does-not-call-super @needs:mcp
     Scenario: SkillManagerCap get_toolset does not call super
       Given a skill `my-skill` declaring the MCP server `server1` with the tool `echo`
-      And a non-skill child providing the tool `ping`
+      And a tool `ping` that belongs to no skill
       When the agent's tools are listed
       Then the agent sees the tool `my-skill__mcp__echo`
       And the agent does not see the tool `echo`
@@ -81,13 +81,13 @@ Feature: skill-manager-cap
     at pool scope, so that the registry lists its skills at every scope and a flat `skill://{name}` URI,
     which has no provider segment, resolves to the skill without naming a provider.
 
-    @id:skillmanagercap-shall-be-registered-with-extensionregistry-at-pool-scope.skillmanagercap-registered-at-pool-scope @needs:pool-rebuild
+    @id:skillmanagercap-shall-be-registered-with-extensionregistry-at-pool-scope.skillmanagercap-registered-at-pool-scope @needs:registry
     Scenario: SkillManagerCap registered at pool scope
       Given a skill `my-skill`
       When the pool builds its skill manager
       Then the registry lists the skill `my-skill` at every scope
 
-    @id:skillmanagercap-shall-be-registered-with-extensionregistry-at-pool-scope.skill-uri-resolves-through-extensionregistry-with-flat-uri
+    @id:skillmanagercap-shall-be-registered-with-extensionregistry-at-pool-scope.skill-uri-resolves-through-extensionregistry-with-flat-uri @needs:registry @needs:skill-uri
     Scenario: skill:// URI resolves through ExtensionRegistry with flat URI
       Given a skill `my-skill` whose instructions are `Follow the checklist.`
       When the URI `skill://my-skill` is resolved
@@ -102,7 +102,7 @@ Feature: skill-manager-cap
     be affected. A skill that does not declare `allowed-tools` SHALL keep all of its tools. A skill that
     declares an empty `allowed-tools` list SHALL keep none of its tools.
 
-    @id:skillmanagercap-shall-filter-tools-via-composite-allowed-tools-filter.allowed-tools-filtering-applied
+    @id:skillmanagercap-shall-filter-tools-via-composite-allowed-tools-filter.allowed-tools-filtering-applied @needs:python-tools @needs:allowed-tools
     Scenario: allowed_tools filtering applied
       Given a skill `restricted` declaring the Python tools `read`, `list` and `write`
       And the skill `restricted` allows only the tools `read` and `list`
@@ -110,33 +110,33 @@ Feature: skill-manager-cap
       Then the agent sees the tools `restricted__tool__read` and `restricted__tool__list`
       And the agent does not see the tool `restricted__tool__write`
 
-    @id:skillmanagercap-shall-filter-tools-via-composite-allowed-tools-filter.allowed-tools-not-declared-means-no-filter
+    @id:skillmanagercap-shall-filter-tools-via-composite-allowed-tools-filter.allowed-tools-not-declared-means-no-filter @needs:python-tools @needs:allowed-tools
     Scenario: allowed_tools not declared means no filter
       Given a skill `open` declaring the Python tools `read` and `write`
-      And a non-skill child providing the tool `ping`
+      And a tool `ping` that belongs to no skill
       When the agent's tools are listed
       Then the agent sees exactly the tools `open__tool__read`, `open__tool__write` and `ping`
 
-    @id:skillmanagercap-shall-filter-tools-via-composite-allowed-tools-filter.allowed-tools-empty-list-filters-all-skill-tools
+    @id:skillmanagercap-shall-filter-tools-via-composite-allowed-tools-filter.allowed-tools-empty-list-filters-all-skill-tools @needs:python-tools @needs:allowed-tools
     Scenario: allowed_tools empty list filters all skill tools
       Given a skill `blocked` declaring the Python tools `read` and `write`
       And the skill `blocked` declares an empty allowed tools list
-      And a non-skill child providing the tool `ping`
+      And a tool `ping` that belongs to no skill
       When the agent's tools are listed
       Then the agent sees no tool starting with `blocked__`
       And the agent sees the tool `ping`
 
-    @id:skillmanagercap-shall-filter-tools-via-composite-allowed-tools-filter.multiple-skills-with-different-allowed-tools
+    @id:skillmanagercap-shall-filter-tools-via-composite-allowed-tools-filter.multiple-skills-with-different-allowed-tools @needs:python-tools @needs:allowed-tools
     Scenario: Multiple skills with different allowed_tools
       Given a skill `alpha` declaring the Python tools `read` and `write`
       And the skill `alpha` allows only the tool `read`
       And a skill `beta` declaring the Python tools `read` and `write`
       And the skill `beta` allows only the tool `write`
-      And a non-skill child providing the tool `ping`
+      And a tool `ping` that belongs to no skill
       When the agent's tools are listed
       Then the agent sees exactly the tools `alpha__tool__read`, `beta__tool__write` and `ping`
 
-    @id:skillmanagercap-shall-filter-tools-via-composite-allowed-tools-filter.a-skill-name-that-is-a-prefix-of-another-is-filtered-on-its-own @added-by:skill-conformance
+    @id:skillmanagercap-shall-filter-tools-via-composite-allowed-tools-filter.a-skill-name-that-is-a-prefix-of-another-is-filtered-on-its-own @added-by:skill-conformance @needs:python-tools @needs:allowed-tools
     Scenario: A skill name that is a prefix of another is filtered on its own
       Given a skill `data` declaring the Python tools `read` and `write`
       And the skill `data` allows only the tool `read`
@@ -144,7 +144,7 @@ Feature: skill-manager-cap
       When the agent's tools are listed
       Then the agent sees exactly the tools `data__tool__read`, `data-extra__tool__read` and `data-extra__tool__write`
 
-    @id:skillmanagercap-shall-filter-tools-via-composite-allowed-tools-filter.an-allowed-mcp-tool-whose-name-contains-a-double-underscore-stays @added-by:skill-conformance @needs:mcp
+    @id:skillmanagercap-shall-filter-tools-via-composite-allowed-tools-filter.an-allowed-mcp-tool-whose-name-contains-a-double-underscore-stays @added-by:skill-conformance @needs:mcp @needs:allowed-tools
     Scenario: An allowed MCP tool whose name contains a double underscore stays
       Given a skill `store` declaring the MCP server `db` with the tools `get__item` and `drop__item`
       And the skill `store` allows only the tool `get__item`
@@ -156,7 +156,7 @@ Feature: skill-manager-cap
     The copy of the skill manager that serves one agent run SHALL offer the same skill tools as the manager
     it was made from, and those tools SHALL be callable within the run.
 
-    @id:skillmanagercap-for-run-shall-propagate-tool-manager.for-run-preserves-tool-manager
+    @id:skillmanagercap-for-run-shall-propagate-tool-manager.for-run-preserves-tool-manager @needs:python-tools
     Scenario: for_run preserves tool_manager
       Given a skill `my-skill` declaring the Python tool `json:loads`
       When an agent run calls `my-skill__tool__loads` with `{"s": "[1, 2]"}`

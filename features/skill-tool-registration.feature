@@ -16,14 +16,14 @@ Feature: skill-tool-registration
     and return what the function returns. An entry that cannot be imported SHALL be reported, naming the
     skill and the import path, and SHALL NOT stop the other skills' tools from being offered.
 
-    @id:skill-python-tools-shall-be-registered-as-prefixed-agent-tools.skill-with-python-tools-registered
+    @id:skill-python-tools-shall-be-registered-as-prefixed-agent-tools.skill-with-python-tools-registered @needs:python-tools
     Scenario: Skill with Python tools registered
       Given a skill `my-skill` declaring the Python tool `json:loads`
       When the agent calls `my-skill__tool__loads` with `{"s": "{\"a\": 1}"}`
       Then the agent sees the tool `my-skill__tool__loads`
       And the call returns `{"a": 1}`
 
-    @id:skill-python-tools-shall-be-registered-as-prefixed-agent-tools.skill-without-tools-does-not-register-tools
+    @id:skill-python-tools-shall-be-registered-as-prefixed-agent-tools.skill-without-tools-does-not-register-tools @needs:python-tools
     Scenario: Skill without tools does not register tools
       Given a skill `plain-skill`
       And a skill `tooled` declaring the Python tool `json:dumps`
@@ -31,7 +31,7 @@ Feature: skill-tool-registration
       Then the agent sees no tool starting with `plain-skill__`
       And the agent sees the tool `tooled__tool__dumps`
 
-    @id:skill-python-tools-shall-be-registered-as-prefixed-agent-tools.multiple-skills-with-tools-are-isolated-by-prefix
+    @id:skill-python-tools-shall-be-registered-as-prefixed-agent-tools.multiple-skills-with-tools-are-isolated-by-prefix @needs:python-tools
     Scenario: Multiple skills with tools are isolated by prefix
       Given a skill `alpha` declaring the Python tool `os:getcwd`
       And a skill `beta` declaring the Python tool `os:getcwd`
@@ -41,14 +41,14 @@ Feature: skill-tool-registration
       When the agent calls `beta__tool__getcwd` with `{}`
       Then the call returns the current working directory
 
-    @id:skill-python-tools-shall-be-registered-as-prefixed-agent-tools.a-skill-with-both-python-tools-and-mcp-servers-offers-both @added-by:skill-conformance @needs:mcp
+    @id:skill-python-tools-shall-be-registered-as-prefixed-agent-tools.a-skill-with-both-python-tools-and-mcp-servers-offers-both @added-by:skill-conformance @needs:python-tools @needs:mcp
     Scenario: A skill with both Python tools and MCP servers offers both
       Given a skill `hybrid` declaring the Python tool `json:loads`
       And the skill `hybrid` declares the MCP server `server1` with the tool `echo`
       When the agent's tools are listed
       Then the agent sees exactly the tools `hybrid__tool__loads` and `hybrid__mcp__echo`
 
-    @id:skill-python-tools-shall-be-registered-as-prefixed-agent-tools.an-invalid-import-path-leaves-the-other-skills-intact @added-by:skill-conformance
+    @id:skill-python-tools-shall-be-registered-as-prefixed-agent-tools.an-invalid-import-path-leaves-the-other-skills-intact @added-by:skill-conformance @needs:python-tools @needs:problems
     Scenario: An invalid import_path leaves the other skills intact
       Given a skill `broken` declaring the Python tool `no_such_module_sc:missing`
       And a skill `healthy` declaring the Python tool `json:loads`
@@ -97,7 +97,7 @@ Feature: skill-tool-registration
       Then no MCP server is running
       And the MCP servers stopped in the reverse of the order they started
 
-    @id:skill-mcp-servers-shall-be-registered-as-prefixed-agent-tools.an-mcp-server-entry-without-a-command-leaves-the-other-skills-intact @added-by:skill-conformance
+    @id:skill-mcp-servers-shall-be-registered-as-prefixed-agent-tools.an-mcp-server-entry-without-a-command-leaves-the-other-skills-intact @added-by:skill-conformance @needs:python-tools @needs:mcp @needs:problems
     Scenario: An MCP server entry without a command leaves the other skills intact
       Given a skill `misconfigured` declaring the MCP server `ghost` without a command
       And a skill `healthy` declaring the Python tool `json:loads`
@@ -111,25 +111,25 @@ Feature: skill-tool-registration
     tool name; it SHALL NOT touch other skills' tools or non-skill tools. Not declaring `allowed-tools`
     SHALL keep every tool of the skill; declaring it empty SHALL keep none.
 
-    @id:skill-allowed-tools-shall-filter-registered-tools.allowed-tools-filters-skill-tools
+    @id:skill-allowed-tools-shall-filter-registered-tools.allowed-tools-filters-skill-tools @needs:python-tools @needs:allowed-tools
     Scenario: allowed_tools filters skill tools
       Given a skill `restricted` declaring the Python tools `read`, `write` and `list`
       And the skill `restricted` allows only the tools `read` and `list`
       When the agent's tools are listed
       Then the agent sees exactly the tools `restricted__tool__read` and `restricted__tool__list`
 
-    @id:skill-allowed-tools-shall-filter-registered-tools.no-allowed-tools-means-all-tools-accessible
+    @id:skill-allowed-tools-shall-filter-registered-tools.no-allowed-tools-means-all-tools-accessible @needs:python-tools @needs:allowed-tools
     Scenario: No allowed_tools means all tools accessible
       Given a skill `open` declaring the Python tools `read`, `write` and `list`
       When the agent's tools are listed
       Then the agent sees exactly the tools `open__tool__read`, `open__tool__write` and `open__tool__list`
 
-    @id:skill-allowed-tools-shall-filter-registered-tools.empty-allowed-tools-filters-all-skill-tools @needs:mcp
+    @id:skill-allowed-tools-shall-filter-registered-tools.empty-allowed-tools-filters-all-skill-tools @needs:python-tools @needs:mcp @needs:allowed-tools
     Scenario: Empty allowed_tools filters all skill tools
       Given a skill `blocked` declaring the Python tools `read` and `write`
       And the skill `blocked` declares the MCP server `server1` with the tool `echo`
       And the skill `blocked` declares an empty allowed tools list
-      And a non-skill child providing the tool `ping`
+      And a tool `ping` that belongs to no skill
       When the agent's tools are listed
       Then the agent sees exactly the tool `ping`
 
@@ -139,7 +139,7 @@ Feature: skill-tool-registration
     after the rebuild: tools of added skills SHALL appear, tools of remaining skills SHALL stay and stay
     callable, and tools of removed skills SHALL disappear.
 
-    @id:skill-tool-registration-shall-survive-pool-rebuild.pool-rebuild-with-added-skill @needs:pool-rebuild
+    @id:skill-tool-registration-shall-survive-pool-rebuild.pool-rebuild-with-added-skill @needs:pool-rebuild @needs:python-tools
     Scenario: Pool rebuild with added skill
       Given a skill `first` declaring the Python tool `json:loads`
       And the pool has started
@@ -147,7 +147,7 @@ Feature: skill-tool-registration
       And the pool rebuilds its skills
       Then the agent sees exactly the tools `first__tool__loads` and `second__tool__dumps`
 
-    @id:skill-tool-registration-shall-survive-pool-rebuild.pool-rebuild-with-removed-skill @added-by:skill-conformance @needs:pool-rebuild
+    @id:skill-tool-registration-shall-survive-pool-rebuild.pool-rebuild-with-removed-skill @added-by:skill-conformance @needs:pool-rebuild @needs:python-tools
     Scenario: Pool rebuild with removed skill
       Given a skill `keep` declaring the Python tool `json:loads`
       And a skill `drop` declaring the Python tool `json:dumps`
@@ -162,7 +162,7 @@ Feature: skill-tool-registration
     the manager it was copied from, and each SHALL be callable within that run; the MCP servers of the
     skills SHALL be shared with that copy rather than started again.
 
-    @id:skill-tool-registration-shall-survive-for-run-copy.for-run-preserves-python-tools
+    @id:skill-tool-registration-shall-survive-for-run-copy.for-run-preserves-python-tools @needs:python-tools
     Scenario: for_run preserves Python tools
       Given a skill `my-skill` declaring the Python tool `count`
       When an agent run calls `my-skill__tool__count` with `{}`

@@ -14,10 +14,17 @@ Feature: skill-tools
     SHALL also name the skill's Python tools and its MCP servers. A name that no visible source has SHALL
     fail with a not-found error whose message names the missing skill. A bare name that is not a plain
     name (one holding a `/` or a `\`, or made of dots only) SHALL fail with a security error, and no file
-    SHALL be read for it.
+    SHALL be read for it: no byte of a file outside the skills and no absolute path of the host SHALL
+    reach the caller.
 
     @id:load-skill-tool-shall-resolve-skills-by-bare-name-or-uri.load-skill-by-bare-name
     Scenario: Load skill by bare name
+      Given a skill `ponytail` whose instructions are `Tie the hair back.`
+      When `load_skill` is called with `ponytail`
+      Then the text contains `Tie the hair back.`
+
+    @id:load-skill-tool-shall-resolve-skills-by-bare-name-or-uri.the-loaded-text-names-the-skill-s-python-tools-and-mcp-servers @added-by:skill-conformance @needs:python-tools @needs:mcp
+    Scenario: The loaded text names the skill's Python tools and MCP servers
       Given a skill `ponytail` whose instructions are `Tie the hair back.`
       And the skill `ponytail` declares the Python tool `json:loads`
       And the skill `ponytail` declares the MCP server `brush` with the tool `comb`
@@ -26,13 +33,13 @@ Feature: skill-tools
       And the text contains `loads`
       And the text contains `brush`
 
-    @id:load-skill-tool-shall-resolve-skills-by-bare-name-or-uri.load-skill-by-uri
+    @id:load-skill-tool-shall-resolve-skills-by-bare-name-or-uri.load-skill-by-uri @needs:skill-uri
     Scenario: Load skill by URI
       Given a skill `ponytail` whose instructions are `Tie the hair back.`
       When `load_skill` is called with `skill://ponytail`
       Then the text contains `Tie the hair back.`
 
-    @id:load-skill-tool-shall-resolve-skills-by-bare-name-or-uri.skill-not-found
+    @id:load-skill-tool-shall-resolve-skills-by-bare-name-or-uri.skill-not-found @needs:error-kinds
     Scenario: Skill not found
       Given a skill `ponytail`
       When `load_skill` is called with `nonexistent`
@@ -43,8 +50,15 @@ Feature: skill-tools
       Given a skill `my-skill`
       And a file `secret.md` containing `TOPSECRET` next to the skills directory
       When `load_skill` is called with `..\secret.md`
+      Then no result or error contains `TOPSECRET`
+      And no result or error reveals a host path
+
+    @id:load-skill-tool-shall-resolve-skills-by-bare-name-or-uri.a-bare-name-holding-a-backslash-fails-with-a-security-error @added-by:skill-conformance @needs:error-kinds
+    Scenario: A bare name holding a backslash fails with a security error
+      Given a skill `my-skill`
+      And a file `secret.md` containing `TOPSECRET` next to the skills directory
+      When `load_skill` is called with `..\secret.md`
       Then the call fails with a security error
-      And no result or error contains `TOPSECRET`
 
   @requirement:load-skill-shall-dispatch-via-skillresource-protocol-for-mcp-providers @delta:baseline @upstream-delta:added
   Rule: load_skill SHALL dispatch via SkillResource protocol for MCP providers
@@ -62,7 +76,7 @@ Feature: skill-tools
     @id:load-skill-shall-dispatch-via-skillresource-protocol-for-mcp-providers.non-skillresource-capabilities-are-skipped
     Scenario: Non-SkillResource capabilities are skipped
       Given a skill `local-one`
-      And a non-skill child providing the tool `ping`
+      And a tool `ping` that belongs to no skill
       When `list_skills` is called
       Then the listed skill names are exactly `local-one`
 
@@ -80,37 +94,37 @@ Feature: skill-tools
     placeholder without a matching argument SHALL stay as written. Text that an argument brings in SHALL
     NOT be substituted again. Without arguments the text SHALL be returned unchanged.
 
-    @id:load-skill-shall-support-argument-substitution.positional-argument-substitution
+    @id:load-skill-shall-support-argument-substitution.positional-argument-substitution @needs:arguments
     Scenario: Positional argument substitution
       Given a skill `my-skill` whose instructions are `first=$1 second=$2`
       When `load_skill` is called with `my-skill` and the arguments `alpha beta`
       Then the text contains `first=alpha second=beta`
 
-    @id:load-skill-shall-support-argument-substitution.all-arguments-substitution
+    @id:load-skill-shall-support-argument-substitution.all-arguments-substitution @needs:arguments
     Scenario: All arguments substitution
       Given a skill `my-skill` whose instructions are `all=[$@] again=[$ARGUMENTS]`
       When `load_skill` is called with `my-skill` and the arguments `alpha beta`
       Then the text contains `all=[alpha beta] again=[alpha beta]`
 
-    @id:load-skill-shall-support-argument-substitution.no-arguments-provided
+    @id:load-skill-shall-support-argument-substitution.no-arguments-provided @needs:arguments
     Scenario: No arguments provided
       Given a skill `my-skill` whose instructions are `first=$1 all=$@`
       When `load_skill` is called with `my-skill`
       Then the text contains `first=$1 all=$@`
 
-    @id:load-skill-shall-support-argument-substitution.a-two-digit-placeholder-is-one-placeholder @added-by:skill-conformance
+    @id:load-skill-shall-support-argument-substitution.a-two-digit-placeholder-is-one-placeholder @added-by:skill-conformance @needs:arguments
     Scenario: A two-digit placeholder is one placeholder
       Given a skill `my-skill` whose instructions are `one=$1 ten=$10 twelve=$12`
       When `load_skill` is called with `my-skill` and the arguments `a b c d e f g h i j k l`
       Then the text contains `one=a ten=j twelve=l`
 
-    @id:load-skill-shall-support-argument-substitution.a-placeholder-without-an-argument-stays @added-by:skill-conformance
+    @id:load-skill-shall-support-argument-substitution.a-placeholder-without-an-argument-stays @added-by:skill-conformance @needs:arguments
     Scenario: A placeholder without an argument stays
       Given a skill `my-skill` whose instructions are `one=$1 ten=$10`
       When `load_skill` is called with `my-skill` and the arguments `alpha beta`
       Then the text contains `one=alpha ten=$10`
 
-    @id:load-skill-shall-support-argument-substitution.substituted-text-is-not-substituted-again @added-by:skill-conformance
+    @id:load-skill-shall-support-argument-substitution.substituted-text-is-not-substituted-again @added-by:skill-conformance @needs:arguments
     Scenario: Substituted text is not substituted again
       Given a skill `my-skill` whose instructions are `one=$1 two=$2`
       When `load_skill` is called with `my-skill` and the arguments `$2 beta`
@@ -119,13 +133,15 @@ Feature: skill-tools
   @requirement:load-skill-shall-load-reference-files @delta:baseline @upstream-delta:added
   Rule: load_skill SHALL load reference files
     Loading a skill SHALL include the content of the files in its `references/` directory. A single
-    reference SHALL also be readable as `skill://{name}/{path}`. Any reference path that would lead outside
-    the skill's directory, whether by `..` segments, by their percent-encoded forms, by an absolute path or
-    by a symbolic link, SHALL fail with a security error, and no byte of a file outside the skill's
-    directory SHALL reach the caller. A reference path that names no file of the skill SHALL fail with a
-    not-found error naming that path.
+    reference SHALL also be readable as `skill://{name}/{path}`, and any file of a skill SHALL be readable
+    by its path relative to the skill's directory through whatever reader serves skill files to an agent.
+    Any path that would lead outside the skill's directory, whether by `..` segments, by their
+    percent-encoded forms, by an absolute path or by a symbolic link, SHALL fail with a security error;
+    above all, no byte of a file outside the skill's directory and no absolute path of the host SHALL
+    reach the caller, in a result or in an error. A reference path that names no file of the skill SHALL
+    fail with a not-found error naming that path.
 
-    @id:load-skill-shall-load-reference-files.load-skill-with-references
+    @id:load-skill-shall-load-reference-files.load-skill-with-references @needs:inline-references
     Scenario: Load skill with references
       Given a skill `my-skill` whose instructions are `See the guide.`
       And the skill `my-skill` has the reference file `references/guide.md` containing `GUIDE-CONTENT`
@@ -133,44 +149,103 @@ Feature: skill-tools
       Then the text contains `See the guide.`
       And the text contains `GUIDE-CONTENT`
 
-    @id:load-skill-shall-load-reference-files.path-traversal-in-reference-path-is-blocked
+    @id:load-skill-shall-load-reference-files.path-traversal-in-reference-path-is-blocked @needs:skill-uri
     Scenario: Path traversal in reference path is blocked
-      Given a skill `my-skill`
+      Given a skill `my-skill` with the file `references/guide.md` containing `GUIDE-CONTENT`
       And a file `secret.md` containing `TOPSECRET` next to the skills directory
       When `load_skill` is called with `skill://my-skill/../../secret.md`
-      Then the call fails with a security error
-      And no result or error contains `TOPSECRET`
+      Then no result or error contains `TOPSECRET`
+      And no result or error reveals a host path
 
-    @id:load-skill-shall-load-reference-files.a-single-reference-is-read-by-uri @added-by:skill-conformance
+    @id:load-skill-shall-load-reference-files.path-traversal-in-reference-path-fails-with-a-security-error @added-by:skill-conformance @needs:skill-uri @needs:error-kinds
+    Scenario: Path traversal in reference path fails with a security error
+      Given a skill `my-skill` with the file `references/guide.md` containing `GUIDE-CONTENT`
+      And a file `secret.md` containing `TOPSECRET` next to the skills directory
+      When `load_skill` is called with `skill://my-skill/references/../../../secret.md`
+      Then the call fails with a security error
+
+    @id:load-skill-shall-load-reference-files.a-single-reference-is-read-by-uri @added-by:skill-conformance @needs:skill-uri
     Scenario: A single reference is read by URI
       Given a skill `my-skill`
       And the skill `my-skill` has the reference file `references/guide.md` containing `GUIDE-CONTENT`
       When `load_skill` is called with `skill://my-skill/references/guide.md`
       Then the text contains `GUIDE-CONTENT`
 
-    @id:load-skill-shall-load-reference-files.a-reference-that-does-not-exist-is-not-found @added-by:skill-conformance
+    @id:load-skill-shall-load-reference-files.a-reference-that-does-not-exist-is-not-found @added-by:skill-conformance @needs:skill-uri @needs:error-kinds
     Scenario: A reference that does not exist is not found
       Given a skill `my-skill`
       And the skill `my-skill` has the reference file `references/guide.md` containing `GUIDE-CONTENT`
       When `load_skill` is called with `skill://my-skill/references/missing.md`
       Then the call fails with a not-found error naming `references/missing.md`
 
-    @id:load-skill-shall-load-reference-files.percent-encoded-traversal-is-blocked @added-by:skill-conformance
+    @id:load-skill-shall-load-reference-files.percent-encoded-traversal-is-blocked @added-by:skill-conformance @needs:skill-uri
     Scenario: Percent-encoded traversal is blocked
-      Given a skill `my-skill`
+      Given a skill `my-skill` with the file `references/guide.md` containing `GUIDE-CONTENT`
+      And a file `secret.md` containing `TOPSECRET` next to the skills directory
+      When `load_skill` is called with `skill://my-skill/%2e%2e/%2e%2e/secret.md`
+      Then no result or error contains `TOPSECRET`
+      And no result or error reveals a host path
+
+    @id:load-skill-shall-load-reference-files.percent-encoded-traversal-fails-with-a-security-error @added-by:skill-conformance @needs:skill-uri @needs:error-kinds
+    Scenario: Percent-encoded traversal fails with a security error
+      Given a skill `my-skill` with the file `references/guide.md` containing `GUIDE-CONTENT`
       And a file `secret.md` containing `TOPSECRET` next to the skills directory
       When `load_skill` is called with `skill://my-skill/%2e%2e/%2e%2e/secret.md`
       Then the call fails with a security error
-      And no result or error contains `TOPSECRET`
 
-    @id:load-skill-shall-load-reference-files.a-symlink-into-a-sibling-directory-that-shares-the-skill-s-name-prefix-is-blocked @added-by:skill-conformance @needs:symlinks
+    @id:load-skill-shall-load-reference-files.a-symlink-into-a-sibling-directory-that-shares-the-skill-s-name-prefix-is-blocked @added-by:skill-conformance @needs:symlinks @needs:skill-uri
     Scenario: A symlink into a sibling directory that shares the skill's name prefix is blocked
-      Given a skill `my-skill`
+      Given a skill `my-skill` with the file `references/guide.md` containing `GUIDE-CONTENT`
+      And a skill `my-skill-evil` with the file `secret.md` containing `TOPSECRET`
+      And the skill `my-skill` has the reference `references/link.md` linking to `../../my-skill-evil/secret.md`
+      When `load_skill` is called with `skill://my-skill/references/link.md`
+      Then no result or error contains `TOPSECRET`
+      And no result or error reveals a host path
+
+    @id:load-skill-shall-load-reference-files.a-symlink-leading-out-of-the-skill-fails-with-a-security-error @added-by:skill-conformance @needs:symlinks @needs:skill-uri @needs:error-kinds
+    Scenario: A symlink leading out of the skill fails with a security error
+      Given a skill `my-skill` with the file `references/guide.md` containing `GUIDE-CONTENT`
       And a skill `my-skill-evil` with the file `secret.md` containing `TOPSECRET`
       And the skill `my-skill` has the reference `references/link.md` linking to `../../my-skill-evil/secret.md`
       When `load_skill` is called with `skill://my-skill/references/link.md`
       Then the call fails with a security error
-      And no result or error contains `TOPSECRET`
+
+    @id:load-skill-shall-load-reference-files.a-skill-s-file-is-read-by-its-relative-path @added-by:skill-conformance @needs:read-file
+    Scenario: A skill's file is read by its relative path
+      Given a skill `my-skill` with the file `references/guide.md` containing `GUIDE-CONTENT`
+      When the file `references/guide.md` of the skill `my-skill` is read
+      Then the text contains `GUIDE-CONTENT`
+
+    @id:load-skill-shall-load-reference-files.reading-a-file-by-a-path-climbing-out-of-the-skill-reveals-nothing @added-by:skill-conformance @needs:read-file
+    Scenario: Reading a file by a path climbing out of the skill reveals nothing
+      Given a skill `my-skill` with the file `references/guide.md` containing `GUIDE-CONTENT`
+      And a file `secret.md` containing `TOPSECRET` next to the skills directory
+      When the file `references/../../../secret.md` of the skill `my-skill` is read
+      Then no result or error contains `TOPSECRET`
+      And no result or error reveals a host path
+
+    @id:load-skill-shall-load-reference-files.reading-a-file-by-an-absolute-path-reveals-nothing @added-by:skill-conformance @needs:read-file
+    Scenario: Reading a file by an absolute path reveals nothing
+      Given a skill `my-skill` with the file `references/guide.md` containing `GUIDE-CONTENT`
+      And a file `secret.md` containing `TOPSECRET` next to the skills directory
+      When the file of the skill `my-skill` at the absolute path of `secret.md` is read
+      Then no result or error contains `TOPSECRET`
+
+    @id:load-skill-shall-load-reference-files.reading-a-file-through-a-symlink-out-of-the-skill-reveals-nothing @added-by:skill-conformance @needs:read-file @needs:symlinks
+    Scenario: Reading a file through a symlink out of the skill reveals nothing
+      Given a skill `my-skill` with the file `references/guide.md` containing `GUIDE-CONTENT`
+      And a skill `my-skill-evil` with the file `secret.md` containing `TOPSECRET`
+      And the skill `my-skill` has the reference `references/link.md` linking to `../../my-skill-evil/secret.md`
+      When the file `references/link.md` of the skill `my-skill` is read
+      Then no result or error contains `TOPSECRET`
+      And no result or error reveals a host path
+
+    @id:load-skill-shall-load-reference-files.reading-a-file-by-a-path-climbing-out-of-the-skill-fails-with-a-security-error @added-by:skill-conformance @needs:read-file @needs:error-kinds
+    Scenario: Reading a file by a path climbing out of the skill fails with a security error
+      Given a skill `my-skill` with the file `references/guide.md` containing `GUIDE-CONTENT`
+      And a file `secret.md` containing `TOPSECRET` next to the skills directory
+      When the file `../../secret.md` of the skill `my-skill` is read
+      Then the call fails with a security error
 
   @requirement:list-skills-shall-return-all-visible-skills @delta:baseline @upstream-delta:added
   Rule: list_skills SHALL return all visible skills
@@ -178,7 +253,7 @@ Feature: skill-tools
     skill's name, its description, its source (`local`, or the name of the remote provider) and, for a
     local skill, its flat URI `skill://{name}`.
 
-    @id:list-skills-shall-return-all-visible-skills.list-skills-from-multiple-sources @needs:remote-skills @needs:mcp
+    @id:list-skills-shall-return-all-visible-skills.list-skills-from-multiple-sources @needs:remote-skills @needs:mcp @needs:listing-source
     Scenario: List skills from multiple sources
       Given skills `one`, `two` and `three`
       And a remote skill provider `hub` offering the skills `four` and `five`
@@ -188,7 +263,7 @@ Feature: skill-tools
       And the listed skill `one` has the source `local`
       And the listed skill `four` has the source `hub`
 
-    @id:list-skills-shall-return-all-visible-skills.local-skills-are-listed-with-flat-skill-uris @added-by:skill-conformance
+    @id:list-skills-shall-return-all-visible-skills.local-skills-are-listed-with-flat-skill-uris @added-by:skill-conformance @needs:listing-source
     Scenario: Local skills are listed with flat skill URIs
       Given skills `one` and `two`
       When `list_skills` is called

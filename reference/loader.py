@@ -1,9 +1,12 @@
 """Read a skills directory: one ``SKILL.md`` per skill directory, YAML frontmatter then markdown.
 
-Nothing here raises for a bad skill. Each problem becomes one line,
-``{SKILL.md path}:{line}: skill '{directory name}': {field}: {what is wrong}; {what was skipped}``
-(the line where it is known); a skill with a bad name, description or frontmatter is skipped, a bad
-``tools`` or ``mcp-servers`` entry is skipped on its own, and every other skill loads as usual.
+Nothing here raises for a bad skill. Each problem becomes one line of at most
+:data:`MAX_PROBLEM_LENGTH` characters,
+``{SKILL.md path}:{line}: skill '{directory name}': {field}: {what is wrong}; {what was done}``
+(the line where it is known). A skill whose file cannot be read safely (see
+:mod:`reference.frontmatter`) or whose name or description is bad is skipped; a bad ``tools`` or
+``mcp-servers`` entry is skipped on its own; an unknown field, a name differing from its directory
+and a name another directory declares too are reported, and every other skill loads as usual.
 """
 
 from __future__ import annotations
@@ -15,6 +18,11 @@ from typing import Any, TypeAlias
 
 import yaml
 
+from skill_conformance.reference.frontmatter import (
+    FIRST_HEADER_LINE,
+    FrontmatterError,
+    read_skill_file,
+)
 from skill_conformance.reference.skill import (
     McpServerSpec,
     PythonToolSpec,
@@ -22,18 +30,39 @@ from skill_conformance.reference.skill import (
     is_valid_skill_name,
 )
 
-__all__ = ["SKILL_FILE", "LoadResult", "load_skill_dir", "load_skills"]
+__all__ = [
+    "MAX_DESCRIPTION_LENGTH",
+    "MAX_PROBLEM_LENGTH",
+    "SKILL_FILE",
+    "LoadResult",
+    "load_skill_dir",
+    "load_skills",
+]
 
 SKILL_FILE = "SKILL.md"
-_FIELDS = frozenset({"name", "description", "allowed-tools", "tools", "mcp-servers"})
+MAX_DESCRIPTION_LENGTH = 1024
+MAX_PROBLEM_LENGTH = 1000
+_SHOWN = 60
+"""Characters of a value quoted in a problem."""
+_FIELDS = frozenset(
+    {
+        "name",
+        "description",
+        "license",
+        "compatibility",
+        "metadata",
+        "allowed-tools",
+        "tools",
+        "mcp-servers",
+    }
+)
 _TOOL_FIELDS = frozenset({"type", "import_path"})
 _SERVER_FIELDS = frozenset({"command", "args", "env", "url", "headers"})
 
 _Report: TypeAlias = Callable[[str, str], None]
 """Reports a problem of one entry: where (``tools[0]``), and what."""
 
-_FIRST_HEADER_LINE = 2
-"""The file line of the frontmatter's first line: line 1 is the opening ``---``."""
+_FIRST_HEADER_LINE = FIRST_HEADER_LINE
 
 
 @dataclass
@@ -59,12 +88,8 @@ def _located(path: Path, line: int | None) -> str:
 class _Lines:
     """File lines of the frontmatter's fields and entries, by where (``tools[0]``)."""
 
-    def __init__(self, header: str) -> None:
+    def __init__(self, root: yaml.Node | None) -> None:
         self._lines: dict[str, int] = {}
-        try:
-            root = yaml.compose(header)
-        except yaml.YAMLError:
-            return
         if not isinstance(root, yaml.MappingNode):
             return
         for key, value in root.value:
@@ -89,13 +114,37 @@ def load_skills(skills_dir: Path) -> LoadResult:
     if not skills_dir.is_dir():
         result.problems.append(f"{skills_dir}: not a directory; no skills loaded")
         return result
+    folders: dict[str, Path] = {}
     for directory in sorted(skills_dir.iterdir()):
         if not directory.is_dir() or directory.name.startswith("."):
             continue
         skill = load_skill_dir(directory, result.problems)
         if skill is not None:
-            result.skills[skill.name] = skill
+            _add(result, folders, skill, directory)
     return result
+
+
+def _add(result: LoadResult, folders: dict[str, Path], skill: Skill, directory: Path) -> None:
+    """Add ``skill``, or skip it (one problem) if a skill of its name was found first.
+
+    Of two directories declaring one name, the one named like it wins; otherwise the first. The
+    skipped one's warning that its name differs from its directory gives way to this problem.
+    """
+    kept = folders.get(skill.name)
+    if kept is None or (directory.name == skill.name and kept.name != skill.name):
+        result.skills[skill.name] = skill
+        folders[skill.name] = directory
+        if kept is None:
+            return
+        kept, directory = directory, kept
+    path = directory / SKILL_FILE
+    result.problems[:] = [p for p in result.problems if not p.startswith(f"{path}:")]
+    result.problems.append(
+        _problem(
+            f"{path}: skill {directory.name!r}: name: {_shown(skill.name)}"
+            f" is also declared by {kept / SKILL_FILE}; skill skipped"
+        )
+    )
 
 
 def load_skill_dir(directory: Path, problems: list[str]) -> Skill | None:
@@ -103,42 +152,51 @@ def load_skill_dir(directory: Path, problems: list[str]) -> Skill | None:
     path = directory / SKILL_FILE
     skill = f"skill {directory.name!r}"
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        reason = getattr(error, "strerror", None) or _one_line(error)
-        problems.append(f"{path}: {skill}: SKILL.md: cannot read ({reason}); skill skipped")
-        return None
-    try:
-        return _parse(path, directory, text, problems)
-    except _SkipSkill as skip:
-        problems.append(f"{_located(path, skip.line)}: {skill}: {skip}; skill skipped")
+        frontmatter = read_skill_file(path)
+        return _parse(
+            path, directory, frontmatter.data, frontmatter.node, frontmatter.body, problems
+        )
+    except (FrontmatterError, _SkipSkill) as skip:
+        problems.append(_problem(f"{_located(path, skip.line)}: {skill}: {skip}; skill skipped"))
         return None
 
 
-def _parse(path: Path, directory: Path, text: str, problems: list[str]) -> Skill:
-    header, body = _split_frontmatter(text)
-    try:
-        data = yaml.safe_load(header)
-    except yaml.YAMLError as error:
-        line, message = _yaml_problem(error, header)
-        raise _SkipSkill(f"frontmatter: malformed YAML: {message}", line) from None
+def _parse(
+    path: Path,
+    directory: Path,
+    data: object,
+    node: yaml.Node | None,
+    body: str,
+    problems: list[str],
+) -> Skill:
     if not isinstance(data, dict):
         raise _SkipSkill("frontmatter: not a mapping of fields", _FIRST_HEADER_LINE)
-    lines = _Lines(header)
-    unknown = sorted(str(key) for key in data if key not in _FIELDS)
-    if unknown:
-        known = ", ".join(sorted(_FIELDS))
-        raise _SkipSkill(
-            f"{unknown[0]}: unknown frontmatter field (known: {known})", lines.of(unknown[0])
-        )
-    name = _name(data.get("name"), directory, lines.of("name"))
+    lines = _Lines(node)
+    skill = f"skill {directory.name!r}"
+
+    def warn(where: str, message: str) -> None:
+        problems.append(_problem(f"{_located(path, lines.of(where))}: {skill}: {where}: {message}"))
+
+    for key in sorted(str(key) for key in data if key not in _FIELDS):
+        warn(key, f"unknown frontmatter field, ignored (known: {', '.join(sorted(_FIELDS))})")
+    name = _name(data.get("name"), lines.of("name"))
+    if name != directory.name:
+        differs = f"{_shown(name)} differs from the directory name {directory.name!r}"
+        warn("name", f"{differs}; loaded as {name!r}")
     description = data.get("description")
     if not isinstance(description, str) or not description.strip():
         line = lines.of("description") or _FIRST_HEADER_LINE
         raise _SkipSkill("description: must be a non-empty string", line)
+    if len(description) > MAX_DESCRIPTION_LENGTH:
+        raise _SkipSkill(
+            f"description: {len(description)} characters, more than {MAX_DESCRIPTION_LENGTH}",
+            lines.of("description"),
+        )
 
     def report(where: str, message: str) -> None:
-        problems.append(f"{_located(path, lines.of(where))}: skill {name!r}: {where}: {message}")
+        problems.append(
+            _problem(f"{_located(path, lines.of(where))}: skill {name!r}: {where}: {message}")
+        )
 
     try:
         allowed_tools = _allowed_tools(data.get("allowed-tools", None))
@@ -158,41 +216,13 @@ def _parse(path: Path, directory: Path, text: str, problems: list[str]) -> Skill
     )
 
 
-def _yaml_problem(error: yaml.YAMLError, header: str) -> tuple[int | None, str]:
-    """The file line and the one-line text of a YAML error in ``header``."""
-    if isinstance(error, yaml.reader.ReaderError):
-        # A character YAML refuses: the reader gives its offset in the header (a str, so the
-        # character comes as its code point), not a line.
-        line = header[: error.position].count("\n") + _FIRST_HEADER_LINE
-        return line, f"character {chr(error.character)!r} is not allowed in YAML"
-    if not isinstance(error, yaml.MarkedYAMLError):
-        return None, _one_line(error)
-    mark = error.context_mark or error.problem_mark
-    words = [part for part in (error.context, error.problem) if part]
-    message = _one_line(Exception(": ".join(words))) if words else "cannot parse"
-    return (mark.line + _FIRST_HEADER_LINE if mark is not None else None), message
-
-
-def _split_frontmatter(text: str) -> tuple[str, str]:
-    lines = text.splitlines(keepends=True)
-    if not lines or lines[0].strip() != "---":
-        raise _SkipSkill("frontmatter: missing (the file must start with '---')", 1)
-    for index in range(1, len(lines)):
-        if lines[index].strip() == "---":
-            return "".join(lines[1:index]), "".join(lines[index + 1 :])
-    raise _SkipSkill("frontmatter: not closed by '---'", 1)
-
-
-def _name(value: object, directory: Path, line: int | None) -> str:
+def _name(value: object, line: int | None) -> str:
     if value is None:
         raise _SkipSkill("name: missing", _FIRST_HEADER_LINE)
     if not isinstance(value, str) or not is_valid_skill_name(value):
         raise _SkipSkill(
-            f"name: {value!r} is not 1-64 lowercase letters, digits and single hyphens", line
-        )
-    if value != directory.name:
-        raise _SkipSkill(
-            f"name: {value!r} differs from the directory name {directory.name!r}", line
+            f"name: {_shown(value)} is not 1-64 lowercase letters, digits and single hyphens",
+            line,
         )
     return value
 
@@ -221,11 +251,13 @@ def _tools(value: object, report: _Report, lines: _Lines) -> tuple[PythonToolSpe
         unknown = sorted(str(key) for key in entry if key not in _TOOL_FIELDS)
         import_path = entry.get("import_path")
         if unknown:
-            report(where, f"unknown field {unknown[0]!r}; entry skipped")
+            report(where, f"unknown field {_shown(unknown[0])}; entry skipped")
         elif entry.get("type", "python") != "python":
-            report(where, f"type {entry.get('type')!r} is not 'python'; entry skipped")
+            report(where, f"type {_shown(entry.get('type'))} is not 'python'; entry skipped")
         elif not isinstance(import_path, str) or not _is_import_path(import_path):
-            report(where, f"import_path {import_path!r} is not 'module:function'; entry skipped")
+            report(
+                where, f"import_path {_shown(import_path)} is not 'module:function'; entry skipped"
+            )
         else:
             tools.append(PythonToolSpec(import_path, where=where, line=lines.of(where)))
     return tuple(tools)
@@ -249,7 +281,7 @@ def _servers(value: object, report: _Report) -> tuple[McpServerSpec, ...]:
             continue
         unknown = sorted(str(key) for key in entry if key not in _SERVER_FIELDS)
         if unknown:
-            report(where, f"unknown field {unknown[0]!r}; server skipped")
+            report(where, f"unknown field {_shown(unknown[0])}; server skipped")
             continue
         try:
             servers.append(_server(str(name), entry))
@@ -291,5 +323,13 @@ def _string_map(value: object, field_name: str) -> dict[str, str]:
     return {key: str(item) for key, item in value.items()}
 
 
-def _one_line(error: Exception) -> str:
-    return " ".join(str(error).split())
+def _shown(value: object) -> str:
+    """``value`` as a problem quotes it: its ``repr``, cut to a short excerpt."""
+    shown = repr(value) if not isinstance(value, list | dict) else f"a {type(value).__name__}"
+    return shown if len(shown) <= _SHOWN else shown[: _SHOWN - 1] + "…"
+
+
+def _problem(text: str) -> str:
+    """``text`` as one problem line of at most :data:`MAX_PROBLEM_LENGTH` characters."""
+    line = " ".join(text.split())
+    return line if len(line) <= MAX_PROBLEM_LENGTH else line[: MAX_PROBLEM_LENGTH - 1] + "…"

@@ -4,7 +4,8 @@ pydantic-ai 1.x has ``MCPServerStdio`` / ``MCPServerStreamableHTTP`` (on the ``m
 pydantic-ai 2.x removed them for ``MCPToolset`` over a FastMCP transport. This is the only module
 that knows which one exists. Either way the result is an ordinary toolset whose connection is
 reference-counted: the first ``__aenter__`` starts the server process (or connects) and the last
-``__aexit__`` stops it. Nothing starts before that.
+``__aexit__`` stops it. Nothing starts before that. The client library itself is imported with
+this module: loading the implementation pays for it, once, rather than its first server.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Protocol, cast
 
+import pydantic_ai.mcp
 from pydantic_ai.toolsets import AbstractToolset
 
 __all__ = ["STARTUP_TIMEOUT", "McpResourceInfo", "McpServer", "http_server", "stdio_server"]
@@ -158,8 +160,6 @@ def _legacy_toolset(class_name: str, *args: Any, **kwargs: Any) -> AbstractTools
 
 def _legacy(name: str) -> Any:
     """pydantic-ai 1.x's MCP server class ``name``, or ``None`` on 2.x, where it was removed."""
-    import pydantic_ai.mcp
-
     try:
         return getattr(pydantic_ai.mcp, name)
     except (AttributeError, ImportError):

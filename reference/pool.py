@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 from pydantic_ai.capabilities import AbstractCapability
 
-from skill_conformance.reference.loader import load_skills
+from skill_conformance.reference.loader import LoadResult, load_skills
 from skill_conformance.reference.manager import SkillManagerCap
 from skill_conformance.reference.registry import POOL_SCOPE, ExtensionRegistry
 from skill_conformance.reference.skill import Skill
@@ -42,6 +42,7 @@ class SkillPool:
             (MCP servers, remote skill providers, plain toolsets).
         registry: The pool's extension registry; a new one if not given.
         manager: What builds the skill manager, at start-up and on every rebuild.
+        loader: What reads the skills directory into skills and problems, on every build.
         provider: What builds the pool's ``load_skill``/``list_skills`` provider, given the pool.
 
     """
@@ -54,12 +55,14 @@ class SkillPool:
         registry: ExtensionRegistry | None = None,
         manager: ManagerFactory = SkillManagerCap,
         provider: Callable[[SkillPool], SkillToolsProvider] = SkillToolsProvider,
+        loader: Callable[[Path], LoadResult] = load_skills,
     ) -> None:
         self.skills_dir = skills_dir
         self.children = tuple(children)
         self.registry = registry if registry is not None else ExtensionRegistry()
         self.skills_tools = provider(self)
         self._build_manager = manager
+        self._load = loader
         self._manager: SkillManagerCap | None = None
         self._problems: list[str] = []
 
@@ -100,7 +103,7 @@ class SkillPool:
                 await old.aclose()
 
     def _build(self) -> SkillManagerCap:
-        loaded = load_skills(self.skills_dir)
+        loaded = self._load(self.skills_dir)
         manager = self._build_manager(loaded.skills.values(), self.children, name="pool-skills")
         self._problems = loaded.problems + manager.problems
         return manager

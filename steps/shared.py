@@ -126,7 +126,7 @@ def given_empty_allowed_tools(conformance: ScenarioContext, skill: str) -> None:
 # -- children of the skill manager -----
 
 
-@given(step("a non-skill child providing the tool `{tool:v}`"))
+@given(step("a tool `{tool:v}` that belongs to no skill"))
 def given_tools_child(conformance: ScenarioContext, tool: str) -> None:
     conformance.children.append(
         ToolsChild(label=f"child-{len(conformance.children)}", tools=(tool,))
@@ -284,5 +284,20 @@ def then_nothing_contains(conformance: ScenarioContext, text: str) -> None:
         not leaked,
         f"{text!r} reached the caller",
         expected=f"no result or error containing {text!r}",
+        observed=f"{leaked}",
+    )
+
+
+@then("no result or error reveals a host path")
+def then_no_host_path(conformance: ScenarioContext) -> None:
+    """Neither the scenario's directory (which holds the skills) nor any path below it."""
+    roots = sorted({str(conformance.world.root), str(conformance.world.root.resolve())})
+    leaked = [
+        found for found in conformance.last_outcome().texts() if any(r in found for r in roots)
+    ]
+    expect(
+        not leaked,
+        "a path of the host reached the caller",
+        expected=f"no result or error naming {roots[0]} or a path below it",
         observed=f"{leaked}",
     )

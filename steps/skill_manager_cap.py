@@ -83,7 +83,12 @@ def then_none_running(conformance: ScenarioContext) -> None:
 def then_reverse_order(conformance: ScenarioContext) -> None:
     started = conformance.servers.started()
     stopped = conformance.servers.stopped()
-    assert len(started) >= 2, f"too few MCP servers started to see an order: {started}"
+    expect(
+        len(started) >= 2,
+        "too few MCP servers started to see an order",
+        expected="at least two started",
+        observed=f"started {started}",
+    )
     expect(
         stopped == started[::-1],
         "the MCP servers did not stop in the reverse of the order they started",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pytest_bdd import given, then, when
 
-from skill_conformance.port import SkillListing
+from skill_conformance.port import Ability, SkillListing
 from skill_conformance.runtime.context import ScenarioContext
 from skill_conformance.steps._parsing import step
 from skill_conformance.verdicts import expect
@@ -29,18 +29,41 @@ def given_outside_file(conformance: ScenarioContext, name: str, text: str) -> No
 @when(step("`load_skill` is called with `{skill:v}`"))
 @when(step("`load_skill` is called with `{skill:v}` and the arguments `{arguments:v}`"))
 def when_load_skill(conformance: ScenarioContext, skill: str, arguments: str | None = None) -> None:
+    conformance.loaded = skill
     conformance.attempt(lambda: conformance.start().load_skill(skill, arguments))
+
+
+@when(step("the file `{path:v}` of the skill `{skill:v}` is read"))
+def when_file_read(conformance: ScenarioContext, path: str, skill: str) -> None:
+    conformance.loaded = None
+    conformance.attempt(lambda: conformance.start().read_skill_file(skill, path))
+
+
+@when(step("the file of the skill `{skill:v}` at the absolute path of `{name:v}` is read"))
+def when_file_read_absolute(conformance: ScenarioContext, skill: str, name: str) -> None:
+    path = str((conformance.world.root / name).resolve())
+    when_file_read(conformance, path, skill)
 
 
 @then(step("the text contains `{text:v}`"))
 def then_text_contains(conformance: ScenarioContext, text: str) -> None:
     value = conformance.expect_value()
+    loaded = conformance.loaded
+    if loaded and not loaded.startswith("skill://") and _only_in_files(conformance, text):
+        conformance.uses(Ability.INLINE_REFERENCES, f"a bare-name load must hold {text!r}")
     expect(
         isinstance(value, str) and text in value,
         f"{text!r} is not in the text",
         expected=f"a text containing {text!r}",
         observed=repr(value),
     )
+
+
+def _only_in_files(conformance: ScenarioContext, text: str) -> bool:
+    """Whether ``text`` is written in skills' files and in no skill's instructions."""
+    drafts = conformance.world.skills.values()
+    in_files = any(text in content for draft in drafts for content in draft.files.values())
+    return in_files and not any(text in draft.body() for draft in drafts)
 
 
 @when("`list_skills` is called")
@@ -77,6 +100,7 @@ def then_listed_exactly(conformance: ScenarioContext, names: list[str]) -> None:
 
 @then("every listed skill has a name, a description and a source")
 def then_listed_complete(conformance: ScenarioContext) -> None:
+    conformance.uses(Ability.LISTING_SOURCE, "it checks each listed skill's source")
     incomplete = [e for e in _listing(conformance) if not (e.name and e.description and e.source)]
     expect(
         not incomplete,
@@ -88,6 +112,7 @@ def then_listed_complete(conformance: ScenarioContext) -> None:
 
 @then(step("the listed skill `{name:v}` has the source `{source:v}`"))
 def then_listed_source(conformance: ScenarioContext, name: str, source: str) -> None:
+    conformance.uses(Ability.LISTING_SOURCE, "it checks a listed skill's source")
     entry = _entry(conformance, name)
     expect(
         entry.source == source,
@@ -99,6 +124,7 @@ def then_listed_source(conformance: ScenarioContext, name: str, source: str) -> 
 
 @then(step("the listed skill `{name:v}` has the URI `{uri:v}`"))
 def then_listed_uri(conformance: ScenarioContext, name: str, uri: str) -> None:
+    conformance.uses(Ability.LISTING_SOURCE, "it checks a listed skill's URI")
     entry = _entry(conformance, name)
     expect(
         entry.uri == uri, f"{name!r} has another URI", expected=repr(uri), observed=repr(entry.uri)

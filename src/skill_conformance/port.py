@@ -9,8 +9,16 @@ Implementations are asynchronous; pytest-bdd steps are not. :func:`blocking` (in
 ``skill_conformance.runtime.blocking``) gives the steps a synchronous :class:`SkillSystem` that
 runs every call on one event loop, in one task, each wait bounded.
 
-Errors cross the port as :class:`SkillSystemError` with an :class:`ErrorKind`. Anything else an
-implementation raises is a crash of the implementation, reported as such.
+Errors cross the port as :class:`SkillSystemError` with an :class:`ErrorKind`. An operation the
+implementation has no equivalent for raises :class:`Unsupported`: the scenario is then *not
+applicable*, with the reason given. Anything else an implementation raises is a crash of the
+implementation, reported as such.
+
+What an implementation lacks by design is declared as :class:`Ability` values in
+:attr:`Implementation.unsupported`; scenarios name what they need with ``@needs:<ability>`` tags.
+A scenario without such a tag needs only what every Agent Skills implementation has: a directory
+of skill folders with a ``SKILL.md`` each, the ``load_skill`` and ``list_skills`` tools, and an
+agent run whose model is offered tools.
 """
 
 from __future__ import annotations
@@ -36,6 +44,7 @@ __all__ = [
     "SkillSystem",
     "SkillSystemError",
     "ToolsChild",
+    "Unsupported",
 ]
 
 
@@ -45,6 +54,12 @@ class ErrorKind(StrEnum):
     NOT_FOUND = "not-found"
     SECURITY = "security"
     INVALID_CONFIG = "invalid-config"
+    UNCLASSIFIED = "unclassified"
+    """The implementation refused or failed with an error that names none of the kinds above.
+
+    An adapter lacking :attr:`Ability.ERROR_KINDS` reports every error of its implementation so;
+    a scenario that checks no kind (that nothing leaked, say) still sees the error's text.
+    """
 
 
 class SkillSystemError(Exception):
@@ -56,21 +71,37 @@ class SkillSystemError(Exception):
         self.message = message
 
 
+class Unsupported(Exception):
+    """Raised by an operation the implementation has no equivalent for.
+
+    The scenario calling it is reported *not applicable* with ``reason``, never failed or errored.
+    Prefer declaring the missing :class:`Ability` in :attr:`Implementation.unsupported`, which
+    spares the scenarios from being started at all; raise this where one operation, or one form
+    of its arguments, has no equivalent although the ability as a whole is there.
+    """
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
 class Ability(StrEnum):
     """Optional abilities a scenario may need; its ``@needs:<ability>`` tags name them.
 
-    An adapter lists those it lacks in :attr:`Implementation.unsupported`, each with a reason,
-    and the scenarios needing them are reported as not applicable.
+    An adapter lists those it lacks in :attr:`Implementation.unsupported`, each with a reason.
+    A scenario needing any of them is reported *not applicable*, with the reasons of all it
+    lacks; it is not started.
     """
 
     MCP = "mcp"
-    """Starts the MCP servers skills declare, as real stdio processes."""
+    """Starts the stdio MCP servers skills declare (``mcp-servers``) and offers their tools as
+    ``{skill}__mcp__{tool}``; takes non-skill MCP servers as children."""
     MCP_HTTP = "mcp-http"
     """Connects to the MCP servers skills declare by ``url``, over streamable HTTP."""
     LIFECYCLE = "lifecycle"
-    """Can enter and exit the skill manager explicitly."""
+    """Can enter and exit the skill manager explicitly, starting and stopping its MCP servers."""
     POOL_REBUILD = "pool-rebuild"
-    """Builds the skill manager the way a pool does, can rebuild it, and has a registry."""
+    """Rescans the skills directory and rebuilds what agents are offered, as a pool's rebuild."""
     CHILD_SESSION = "child-session"
     """Creates agents for child sessions through the agent factory."""
     STANDALONE_AGENT = "standalone-agent"
@@ -80,25 +111,30 @@ class Ability(StrEnum):
     SYMLINKS = "symlinks"
     """The platform can create symbolic links (the suite checks this itself)."""
     PYTHON_TOOLS = "python-tools"
-    """Offers the Python tools a skill declares (``tools:``) as ``{skill}__tool__{name}``."""
+    """Imports the functions a skill declares (``tools: [module:function]``) when the skills are
+    loaded, and offers each as ``{skill}__tool__{function}``."""
     ALLOWED_TOOLS = "allowed-tools"
-    """Applies a skill's ``allowed-tools`` as a filter over that skill's own tools."""
+    """Narrows each skill's own tools to its ``allowed-tools``, by bare name, skill by skill."""
     ARGUMENTS = "arguments"
-    """Substitutes ``$ARGUMENTS``, ``$@`` and ``$N`` in the instructions ``load_skill`` returns."""
+    """``load_skill`` takes an arguments string, substituted for ``$N``, ``$@``, ``$ARGUMENTS``."""
     SKILL_URI = "skill-uri"
-    """Resolves ``skill://`` URIs (in ``load_skill`` and through a URI resolver)."""
+    """``load_skill`` accepts ``skill://{name}`` and ``skill://{name}/{path}`` URIs."""
     INLINE_REFERENCES = "inline-references"
     """Includes a skill's ``references/`` files in what a bare-name ``load_skill`` returns."""
     REGISTRY = "registry"
-    """Registers skill resources with an extension registry that can be queried by scope."""
+    """Registers the skills with an extension registry that lists them by scope and resolves
+    ``skill://`` URIs (``registry_skill_names``, ``resolve_uri``); rebuilds are pool-rebuild."""
     LISTING_SOURCE = "listing-source"
-    """``list_skills`` names each skill's source and ``skill://`` URI."""
+    """``list_skills`` names each skill's source (``local`` or its provider) and its URI."""
     ERROR_KINDS = "error-kinds"
-    """Fails with the error kinds the specs name (not-found, security, invalid-config)."""
+    """Fails with the error kinds the specs name (not-found, security, invalid-config); without
+    it, the adapter reports every error as :attr:`ErrorKind.UNCLASSIFIED`."""
     PROBLEMS = "problems"
-    """Reports each refused skill or failed import as one problem line (file, line, field)."""
+    """Reports each refused skill, failed import or bad server entry as one problem line that
+    names the skill and the entry."""
     READ_FILE = "read-file"
-    """Reads one of a skill's own files by its path relative to the skill directory."""
+    """Reads one of a skill's files by its path relative to the skill directory, through the
+    implementation's own file reader (:meth:`AsyncSkillSystem.read_skill_file`)."""
 
 
 class Scope(StrEnum):
@@ -208,8 +244,9 @@ class AsyncSkillSystem(Protocol):
     """One implementation, opened on one :class:`Setup`, for one scenario.
 
     Methods are called in scenario order on a single task of one event loop. An operation that
-    needs an ability the adapter declared unsupported is never called. An adapter may subclass
-    this protocol and mark each method ``@override``: mypy then names any method it misses.
+    needs an ability the adapter declared unsupported is never called; one the implementation has
+    no equivalent for raises :class:`Unsupported`. An adapter may subclass this protocol and mark
+    each method ``@override``: mypy then names any method it misses.
     """
 
     async def start(self) -> None:
@@ -229,6 +266,14 @@ class AsyncSkillSystem(Protocol):
 
     async def list_skills(self) -> Sequence[SkillListing]:
         """Call the real ``list_skills`` tool and return its entries."""
+
+    async def read_skill_file(self, skill: str, path: str) -> str:
+        """The text of the file at ``path`` (relative to the directory of ``skill``).
+
+        Read through the implementation's own reader, the one that serves a skill's files to
+        an agent; ``path`` is passed on as given, even when it is absolute or climbs out with
+        ``..``. A path that leads outside the skill is refused with an error, nothing read.
+        """
 
     async def resolve_uri(self, uri: str) -> ResolvedSkill:
         """Resolve ``uri`` through the URI resolver backed by the extension registry."""
@@ -281,6 +326,9 @@ class SkillSystem(Protocol):
 
     def list_skills(self) -> Sequence[SkillListing]:
         """Blocking :meth:`AsyncSkillSystem.list_skills`."""
+
+    def read_skill_file(self, skill: str, path: str) -> str:
+        """Blocking :meth:`AsyncSkillSystem.read_skill_file`."""
 
     def resolve_uri(self, uri: str) -> ResolvedSkill:
         """Blocking :meth:`AsyncSkillSystem.resolve_uri`."""

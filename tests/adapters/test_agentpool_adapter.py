@@ -189,4 +189,25 @@ def test_abilities_are_all_known_to_the_adapter() -> None:
         "standalone-agent",
         "remote-skills",
         "symlinks",
+        # AgentPool's own features, all reached through production entry points (read-file
+        # through load_skill's skill://{name}/{path}, the one way production serves a file):
+        "python-tools",
+        "allowed-tools",
+        "arguments",
+        "skill-uri",
+        "inline-references",
+        "registry",
+        "listing-source",
+        "error-kinds",
+        "problems",
+        "read-file",
     }
+
+
+def test_a_skill_file_is_read_through_a_uri_that_gives_the_path_back_as_given() -> None:
+    from urllib.parse import unquote
+
+    for path in ("references/guide.md", "../../secret.md", "/abs/secret.md", "a b%2e.md"):
+        uri = agentpool.skill_file_uri("my-skill", path)
+        assert uri.startswith("skill://my-skill/")
+        assert unquote(uri.removeprefix("skill://my-skill/")) == path

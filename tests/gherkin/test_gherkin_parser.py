@@ -95,12 +95,36 @@ def test_step_bullet_forms(bullet: str, keyword: str, text: str) -> None:
     assert (keyword, text) in steps_of(only_scenario(cap))
 
 
-@pytest.mark.parametrize("line", ["- Android phones", "- **NOTE**: x", "- **OR** y", "- Whenever"])
-def test_non_step_bullets_are_description(line: str) -> None:
-    cap = parse(f"## ADDED Requirements\n### Requirement: R\n#### Scenario: S\n{line}\n- THEN t")
-    scenario = only_scenario(cap)
+NON_STEP_BULLETS = ["- Android phones", "- **NOTE**: x", "- **OR** y", "- Whenever", "* x"]
+
+
+@pytest.mark.parametrize("line", NON_STEP_BULLETS)
+def test_a_bullet_that_is_not_a_step_is_an_error_naming_its_line(line: str) -> None:
+    source = f"## ADDED Requirements\n### Requirement: R\n#### Scenario: S\n{line}\n- THEN t"
+    with pytest.raises(SpecError, match=r"is not a step") as error:
+        parse(source)
+    assert error.value.diagnostic.line == 4
+
+
+@pytest.mark.parametrize("line", NON_STEP_BULLETS)
+def test_lenient_keeps_a_non_step_bullet_as_description_with_a_warning(line: str) -> None:
+    source = f"## ADDED Requirements\n### Requirement: R\n#### Scenario: S\n{line}\n- THEN t"
+    result = parse_spec(source, name="cap", path="cap/spec.md", lenient=True)
+    scenario = only_scenario(result.capability)
     assert steps_of(scenario) == [("Then", "t")]
     assert scenario.description == (line,)
+    assert [w.line for w in result.warnings] == [4]
+
+
+@pytest.mark.parametrize(
+    ("bullet", "keyword"),
+    [("- **AND WHEN** x", "When"), ("- **AND THEN**: x", "Then"), ("- **BUT GIVEN** x", "Given")],
+)
+def test_a_compound_keyword_is_the_step_it_names(bullet: str, keyword: str) -> None:
+    cap = parse(
+        f"## ADDED Requirements\n### Requirement: R\n#### Scenario: S\n- WHEN w\n{bullet}\n- THEN t"
+    )
+    assert steps_of(only_scenario(cap))[1] == (keyword, "x")
 
 
 def test_continuation_lines_join_the_step() -> None:

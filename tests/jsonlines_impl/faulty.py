@@ -1,11 +1,18 @@
 """A JSON-lines implementation that misbehaves on purpose, for the adapter's own tests.
 
-    python faulty.py --at OP --do crash|hang|exit|garbage|report-crash|not-found [--pids FILE]
+    python faulty.py --at OP --do crash|hang|exit|garbage|report-crash|not-found|endless|
+        grandchild|stderr-flood|refuse-hello|unknown-ability [--pids FILE]
 
 It answers ``hello`` (declaring MCP unsupported) and every other op with an empty success, until
 op ``--at``, where it does what ``--do`` says. With ``--pids`` it appends its own pid, and that of
 a child process it starts (a ``sleep``, standing in for an MCP server), to FILE, so a test can
 check that neither outlives the run.
+
+The hostile ones: ``endless`` writes a line that never ends (at most 512 MiB, then hangs);
+``grandchild`` starts a ``sleep`` in a session of its own that holds stdout and stderr, records
+its pid, and hangs; ``stderr-flood`` writes 64 MiB to stderr and answers, then exits with code 3
+at the next request; ``refuse-hello`` answers ``hello`` with an error; ``unknown-ability``
+declares an ability the suite does not know.
 """
 
 from __future__ import annotations
@@ -38,13 +45,41 @@ def main() -> None:
         child = subprocess.Popen(["sleep", "300"])
         with Path(options.pids).open("a") as handle:
             handle.write(f"{child.pid}\n{__import__('os').getpid()}\n")
+    flooded = False
     for line in sys.stdin:
         request = json.loads(line)
         op, ident = request["op"], request["id"]
-        if op == "hello":
-            hello = {"name": "faulty", "version": "0.1", "unsupported": {"mcp": "faulty has none"}}
-            answer: dict[str, object] = {"ok": hello}
-        elif op == options.at and options.do == "crash":
+        if op == "hello" and options.do == "refuse-hello":
+            answer: dict[str, object] = {"error": {"kind": "crash", "message": "go away"}}
+        elif op == "hello":
+            unsupported = {"mcp": "faulty has none"}
+            if options.do == "unknown-ability":
+                unsupported["teleport"] = "nobody has it"
+            hello = {"name": "faulty", "version": "0.1", "unsupported": unsupported}
+            answer = {"ok": hello}
+        elif op == options.at and options.do == "endless":
+            chunk = b"x" * (1 << 20)
+            for _ in range(512):
+                sys.stdout.buffer.write(chunk)
+            sys.stdout.buffer.flush()
+            time.sleep(3600)
+            continue
+        elif op == options.at and options.do == "grandchild":
+            grandchild = subprocess.Popen(["sleep", "300"], start_new_session=True)
+            if options.pids:
+                with Path(options.pids).open("a") as handle:
+                    handle.write(f"{grandchild.pid}\n")
+            time.sleep(3600)
+            continue
+        elif op == options.at and options.do == "stderr-flood":
+            chunk = b"e" * (1 << 20)
+            for _ in range(64):
+                sys.stderr.buffer.write(chunk)
+            sys.stderr.buffer.write(b"\nthe last words\n")
+            sys.stderr.buffer.flush()
+            flooded = True
+            answer = {"ok": EMPTY.get(op)}
+        elif flooded or (op == options.at and options.do == "crash"):
             raise SystemExit(3)
         elif op == options.at and options.do == "exit":
             sys.exit(0)

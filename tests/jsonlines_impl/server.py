@@ -27,6 +27,7 @@ from skill_conformance.port import (
     Setup,
     SkillSystemError,
     ToolsChild,
+    Unsupported,
 )
 
 PROTOCOL = 1
@@ -98,6 +99,8 @@ class Server:
             return await system.load_skill(args["skill"], args.get("arguments"))
         if op == "list_skills":
             return [vars(entry) for entry in await system.list_skills()]
+        if op == "read_skill_file":
+            return await system.read_skill_file(args["skill"], args["path"])
         if op == "resolve_uri":
             resolved = await system.resolve_uri(args["uri"])
             return {"name": resolved.name, "instructions": resolved.instructions}
@@ -127,6 +130,8 @@ async def serve(out: BinaryIO) -> None:
             value = await server.handle(request["op"], request.get("args") or {})
         except SkillSystemError as error:
             _respond(out, ident, {"error": {"kind": error.kind.value, "message": error.message}})
+        except Unsupported as error:
+            _respond(out, ident, {"error": {"kind": "unsupported", "message": error.reason}})
         except Exception as error:
             message = f"{type(error).__name__}: {error}"
             _respond(out, ident, {"error": {"kind": "crash", "message": message}})

@@ -1,7 +1,9 @@
 """Implementations that misbehave on purpose; the suite must still finish and report on each.
 
 Each is the reference adapter with one kind of misbehaviour: it raises, returns the wrong types,
-hangs, starts MCP servers that crash or never answer, or leaves its servers running.
+hangs, starts MCP servers that crash or never answer, or leaves its servers running. Two behave
+well in ways the suite must not hold against them: one warns, as libraries do, and one lacks
+features and says so.
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import functools
+import warnings
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -19,7 +22,7 @@ from skill_conformance.adapters.reference import (
     ReferenceParts,
     ReferenceSystem,
 )
-from skill_conformance.port import AsyncSkillSystem, McpChild, Setup
+from skill_conformance.port import Ability, AsyncSkillSystem, McpChild, Setup, Unsupported
 from skill_conformance.reference.manager import SkillManagerCap
 from skill_conformance.reference.pool import ManagerFactory
 from skill_conformance.reference.skill import Skill
@@ -192,3 +195,74 @@ class _LeavesServersRunning(ReferenceSystem):
 
 
 LeavesServersRunning = _implementation("LeavesServersRunning", _LeavesServersRunning)
+
+
+# -- warns, as third-party code often does -------------------------------------------------------
+
+
+def _warn(where: str) -> None:
+    warnings.warn(f"misbehaving: ordinary warning in {where}", UserWarning, stacklevel=2)
+    warnings.warn(f"misbehaving: deprecated call in {where}", DeprecationWarning, stacklevel=2)
+
+
+class _Warns(ReferenceSystem):
+    """Warns when opened and on every question, as libraries do; production only prints them."""
+
+    def __init__(self, setup: Setup) -> None:
+        _warn("open")
+        super().__init__(setup)
+
+    async def start(self) -> None:
+        _warn("start")
+        await super().start()
+
+    def problems(self) -> Sequence[str]:
+        _warn("problems")
+        return super().problems()
+
+
+def _warning_question(name: str) -> Any:
+    async def question(self: ReferenceSystem, *args: Any) -> Any:
+        _warn(name)
+        return await getattr(ReferenceSystem, name)(self, *args)
+
+    return question
+
+
+for _name in (*_QUESTIONS, "read_skill_file"):
+    setattr(_Warns, _name, _warning_question(_name))
+
+
+class Warns(ReferenceImplementation):
+    """The reference, warning when loaded, opened and on every call."""
+
+    def __init__(self) -> None:
+        _warn("load")
+        super().__init__()
+        self.name = "misbehaving:Warns"
+
+    def open(self, setup: Setup) -> AsyncSkillSystem:
+        return _Warns(setup)
+
+
+# -- lacks features, and says so ------------------------------------------------------------------
+
+
+class _NoFileReader(ReferenceSystem):
+    async def read_skill_file(self, skill: str, path: str) -> str:
+        raise Unsupported("no reader of skill files apart from load_skill")
+
+
+class LacksFeatures(ReferenceImplementation):
+    """Declares two abilities unsupported, and has no equivalent of ``read_skill_file``."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.name = "misbehaving:LacksFeatures"
+        self.unsupported = {
+            Ability.MCP: "no MCP client",
+            Ability.PYTHON_TOOLS: "skills bring no Python tools",
+        }
+
+    def open(self, setup: Setup) -> AsyncSkillSystem:
+        return _NoFileReader(setup)

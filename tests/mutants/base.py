@@ -1,7 +1,8 @@
 """What every mutant is built from: the reference, given one broken part.
 
 A mutant never edits ``reference/`` and copies none of it: it subclasses one reference class
-(the pool, the skill manager, the registry, the skill tools provider, the agent factory),
+(the pool, the skill manager, the registry, the skill tools provider, the agent factory) or
+replaces one function (the loader of the skills directory, the reader of a skill's files),
 overrides the one method that carries its defect, and is passed to the reference as that part
 (:class:`~skill_conformance.adapters.reference.ReferenceParts`).
 """
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
+from pathlib import Path
 
 from pydantic_ai.models import Model
 
@@ -19,8 +21,10 @@ from skill_conformance.adapters.reference import (
     ReferenceParts,
 )
 from skill_conformance.reference.factory import AgentFactory, HostContext
+from skill_conformance.reference.loader import LoadResult, load_skills
 from skill_conformance.reference.manager import SkillManagerCap
 from skill_conformance.reference.pool import ManagerFactory, SkillPool
+from skill_conformance.reference.references import read_reference
 from skill_conformance.reference.registry import ExtensionRegistry
 from skill_conformance.reference.skill_tools import SkillToolsProvider
 
@@ -33,9 +37,17 @@ def mutant(
     registry: Callable[[], ExtensionRegistry] = ExtensionRegistry,
     provider: Callable[[SkillPool], SkillToolsProvider] = SkillToolsProvider,
     factory: Callable[[HostContext, Model], AgentFactory] = AgentFactory,
+    loader: Callable[[Path], LoadResult] = load_skills,
+    reader: Callable[[str, Path, str], str] = read_reference,
 ) -> Callable[[], ReferenceImplementation]:
     """What ``--impl`` loads: the reference built from the given parts, named ``mutant:<name>``."""
     parts = ReferenceParts(
-        pool=pool, manager=manager, registry=registry, provider=provider, factory=factory
+        pool=pool,
+        manager=manager,
+        registry=registry,
+        provider=provider,
+        factory=factory,
+        loader=loader,
+        reader=reader,
     )
     return functools.partial(ReferenceImplementation, parts, name=f"mutant:{name}")

@@ -26,6 +26,23 @@ ST_ARGS = "load-skill-shall-support-argument-substitution"
 ST_REFS = "load-skill-shall-load-reference-files"
 ST_LIST = "list-skills-shall-return-all-visible-skills"
 ST_ALL = "load-skill-and-list-skills-shall-be-available-to-all-agents"
+SL_FOLDERS = "a-skills-directory-shall-yield-one-skill-per-direct-subfolder-holding-a-skill-md"
+SL_BYTES = "a-skill-md-shall-read-the-same-whatever-its-byte-order-mark-and-line-endings"
+SL_END = "the-frontmatter-shall-end-at-the-first-line-holding-only-three-dashes"
+SL_COLON = "a-value-holding-a-colon-shall-be-read-whole"
+SL_NAME = (
+    "a-skill-s-name-shall-follow-the-format-and-a-name-differing-from-its-folder-shall-still-load"
+)
+SL_DESCRIPTION = "a-skill-shall-have-a-description-of-1-to-1024-characters"
+SL_FIELDS = "the-format-s-optional-fields-and-unknown-fields-shall-not-keep-a-skill-from-loading"
+SL_DUPLICATE = "a-frontmatter-with-a-key-written-twice-shall-be-refused"
+SL_FILE = (
+    "a-skill-md-shall-be-read-only-if-it-is-a-regular-file-in-its-skill-s-folder-within-size-limits"
+)
+SL_YAML = "yaml-that-nests-or-expands-without-bound-shall-be-refused"
+SL_PROBLEMS = (
+    "each-refused-skill-shall-be-reported-on-one-short-line-naming-its-file-line-and-field"
+)
 
 REQUIREMENTS = (
     AF,
@@ -46,6 +63,17 @@ REQUIREMENTS = (
     ST_REFS,
     ST_LIST,
     ST_ALL,
+    SL_FOLDERS,
+    SL_BYTES,
+    SL_END,
+    SL_COLON,
+    SL_NAME,
+    SL_DESCRIPTION,
+    SL_FIELDS,
+    SL_DUPLICATE,
+    SL_FILE,
+    SL_YAML,
+    SL_PROBLEMS,
 )
 
 RFC_A = "rfc-a: skill manager not registered with the extension registry"
@@ -80,6 +108,7 @@ class Mutant:
 
 _M = "manager_mutants:"
 _H = "host_mutants:"
+_L = "loader_mutants:"
 
 MUTANTS = (
     # -- the RFC's three regressions
@@ -230,6 +259,16 @@ MUTANTS = (
         _ids(ST_LOAD, "skill-not-found"),
     ),
     Mutant(
+        _H + "BackslashAsSeparatorMutant",
+        ST_LOAD,
+        _ids(
+            ST_LOAD,
+            "a-bare-name-holding-a-backslash-is-refused",
+            "a-bare-name-holding-a-backslash-fails-with-a-security-error",
+        ),
+        extra=True,
+    ),
+    Mutant(
         _H + "IgnoresRemoteProvidersMutant",
         ST_DISPATCH,
         _ids(ST_DISPATCH, "skill-discovery-via-protocol")
@@ -275,6 +314,49 @@ MUTANTS = (
         extra=True,
     ),
     Mutant(
+        _H + "ReadsUncheckedReferencesMutant",
+        ST_REFS,
+        _ids(
+            ST_REFS,
+            "path-traversal-in-reference-path-is-blocked",
+            "path-traversal-in-reference-path-fails-with-a-security-error",
+            "percent-encoded-traversal-is-blocked",
+            "percent-encoded-traversal-fails-with-a-security-error",
+            "a-symlink-into-a-sibling-directory-that-shares-the-skill-s-name-prefix-is-blocked",
+            "a-symlink-leading-out-of-the-skill-fails-with-a-security-error",
+        ),
+        extra=True,
+    ),
+    Mutant(
+        _H + "NamesHostPathsMutant",
+        ST_REFS,
+        _ids(
+            ST_REFS,
+            "path-traversal-in-reference-path-is-blocked",
+            "percent-encoded-traversal-is-blocked",
+            "a-symlink-into-a-sibling-directory-that-shares-the-skill-s-name-prefix-is-blocked",
+        ),
+        extra=True,
+    ),
+    Mutant(
+        _H + "ReadsAnyPathMutant",
+        ST_REFS,
+        _ids(
+            ST_REFS,
+            "reading-a-file-by-a-path-climbing-out-of-the-skill-reveals-nothing",
+            "reading-a-file-by-an-absolute-path-reveals-nothing",
+            "reading-a-file-through-a-symlink-out-of-the-skill-reveals-nothing",
+            "reading-a-file-by-a-path-climbing-out-of-the-skill-fails-with-a-security-error",
+        ),
+        extra=True,
+    ),
+    Mutant(
+        _H + "PrefixContainedReaderMutant",
+        ST_REFS,
+        _ids(ST_REFS, "reading-a-file-through-a-symlink-out-of-the-skill-reveals-nothing"),
+        extra=True,
+    ),
+    Mutant(
         _H + "ListsLocalSkillsWithoutUriMutant",
         ST_LIST,
         _ids(ST_LIST, "local-skills-are-listed-with-flat-skill-uris"),
@@ -291,6 +373,164 @@ MUTANTS = (
         _ids(ST_ALL, "standalone-agent-has-load-skill")
         + _ids(ST_ALL, "child-session-agent-has-load-skill")
         + _ids(ST_LIST, "local-skills-are-listed-with-flat-skill-uris"),
+        extra=True,
+    ),
+    # -- skill-loading
+    Mutant(
+        _L + "ScansHiddenFoldersMutant",
+        SL_FOLDERS,
+        _ids(SL_FOLDERS, "hidden-folders-stray-files-and-folders-without-skill-md-are-not-skills"),
+    ),
+    Mutant(
+        _L + "ScansNestedFoldersMutant",
+        SL_FOLDERS,
+        _ids(SL_FOLDERS, "a-skill-md-below-a-skill-s-folder-is-not-another-skill"),
+        extra=True,
+    ),
+    Mutant(
+        _L + "KeepsTheByteOrderMarkMutant",
+        SL_BYTES,
+        _ids(SL_BYTES, "a-utf-8-byte-order-mark-is-ignored"),
+    ),
+    Mutant(
+        _L + "KeepsLineEndingsMutant",
+        SL_BYTES,
+        _ids(SL_BYTES, "crlf-line-endings", "cr-line-endings"),
+        extra=True,
+    ),
+    Mutant(
+        _L + "SplitsAtEveryDashesMutant",
+        SL_END,
+        _ids(SL_END, "three-dashes-inside-a-value-stay-in-the-value"),
+    ),
+    Mutant(
+        _L + "UnclosedFrontmatterLoadsMutant",
+        SL_END,
+        _ids(SL_END, "a-frontmatter-that-is-never-closed-is-refused"),
+        extra=True,
+    ),
+    Mutant(
+        _L + "ReadsNoColonValuesMutant",
+        SL_COLON,
+        _ids(SL_COLON, "an-unquoted-value-holding-a-colon-is-read-whole"),
+    ),
+    Mutant(
+        _L + "HandRolledFrontmatterMutant",
+        SL_COLON,
+        _ids(SL_COLON, "a-quoted-value-holding-a-colon"),
+        extra=True,
+    ),
+    Mutant(
+        _L + "RefusesNameMismatchMutant",
+        SL_NAME,
+        _ids(SL_NAME, "a-name-that-differs-from-its-folder-loads-under-that-name")
+        + _ids(SL_PROBLEMS, "problems-name-the-file-the-line-and-the-field"),
+    ),
+    Mutant(
+        _L + "AcceptsAnyLowercaseNameMutant",
+        SL_NAME,
+        _ids(SL_NAME, "names-outside-the-format-are-refused-each-on-its-own"),
+        extra=True,
+    ),
+    Mutant(
+        _L + "LastOfOneNameWinsMutant",
+        SL_NAME,
+        _ids(SL_NAME, "two-folders-declaring-the-same-name-give-one-skill"),
+        extra=True,
+    ),
+    Mutant(
+        _L + "FirstOfOneNameWinsMutant",
+        SL_NAME,
+        _ids(SL_NAME, "two-folders-declaring-the-same-name-give-one-skill"),
+        extra=True,
+    ),
+    Mutant(
+        _L + "NoDescriptionLimitMutant",
+        SL_DESCRIPTION,
+        _ids(SL_DESCRIPTION, "missing-empty-and-over-long-descriptions-are-refused"),
+    ),
+    Mutant(
+        _L + "RefusesUnknownFieldsMutant",
+        SL_FIELDS,
+        _ids(SL_FIELDS, "the-format-s-optional-fields-load")
+        + _ids(SL_FIELDS, "an-unknown-field-does-not-keep-a-skill-from-loading"),
+    ),
+    Mutant(
+        _L + "AllowedToolsAsOneNameMutant",
+        SL_FIELDS,
+        _ids(SL_FIELDS, "allowed-tools-written-as-one-string"),
+        extra=True,
+    ),
+    Mutant(
+        _L + "KeepsTheLastOfARepeatedKeyMutant",
+        SL_DUPLICATE,
+        _ids(SL_DUPLICATE, "a-key-written-twice-is-refused")
+        + _ids(SL_PROBLEMS, "problems-name-the-file-the-line-and-the-field"),
+    ),
+    Mutant(
+        _L + "FollowsLinksOutMutant",
+        SL_FILE,
+        _ids(SL_FILE, "a-skill-md-linked-out-of-its-skill-s-folder-is-refused"),
+    ),
+    Mutant(
+        _L + "FolderCrashesTheLoadMutant",
+        SL_FILE,
+        _ids(SL_FILE, "a-skill-md-that-is-a-folder-is-refused"),
+        extra=True,
+    ),
+    Mutant(
+        _L + "BlocksOnAPipeMutant",
+        SL_FILE,
+        _ids(SL_FILE, "a-skill-md-that-is-a-named-pipe-is-refused-without-blocking")
+        + _ids(SL_PROBLEMS, "hostile-input-gives-short-problem-lines"),
+        extra=True,
+    ),
+    Mutant(
+        _L + "ReadsDevicesWholeMutant",
+        SL_FILE,
+        _ids(SL_FILE, "a-skill-md-linked-to-a-device-is-refused"),
+        extra=True,
+    ),
+    Mutant(
+        _L + "NoFileLimitMutant",
+        SL_FILE,
+        _ids(SL_FILE, "a-skill-md-within-the-limits-loads-and-one-over-1-mib-is-refused"),
+        extra=True,
+    ),
+    Mutant(
+        _L + "NoFrontmatterLimitMutant",
+        SL_FILE,
+        _ids(SL_FILE, "a-frontmatter-over-64-kib-is-refused"),
+        extra=True,
+    ),
+    Mutant(
+        _L + "NoSizeLimitsMutant",
+        SL_FILE,
+        _ids(SL_FILE, "a-10-mb-frontmatter-is-refused"),
+        extra=True,
+    ),
+    Mutant(
+        _L + "NoDepthLimitMutant",
+        SL_YAML,
+        _ids(SL_YAML, "a-thousand-nested-sequences-are-refused")
+        + _ids(SL_PROBLEMS, "hostile-input-gives-short-problem-lines"),
+    ),
+    Mutant(
+        _L + "WalksAliasesWholeMutant",
+        SL_YAML,
+        _ids(SL_YAML, "aliases-expanding-in-the-name-are-refused")
+        + _ids(SL_YAML, "aliases-expanding-in-a-tool-s-import-path-are-refused"),
+        extra=True,
+    ),
+    Mutant(
+        _L + "ProblemsWithoutLinesMutant",
+        SL_PROBLEMS,
+        _ids(SL_PROBLEMS, "problems-name-the-file-the-line-and-the-field"),
+    ),
+    Mutant(
+        _L + "QuotesValuesWholeMutant",
+        SL_PROBLEMS,
+        _ids(SL_PROBLEMS, "hostile-input-gives-short-problem-lines"),
         extra=True,
     ),
 )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
@@ -135,6 +136,32 @@ class ChecksOnlyTheRawPath(ExtensionRegistry):
         return ResolvedURI(skill, raw, target.read_text())
 
 
+class ReadsUncheckedReferences(ExtensionRegistry):
+    """Reads ``skill://{name}/{path}`` from the skill's directory with no check at all."""
+
+    async def resolve_uri(self, uri: str, scope: Scope = POOL_SCOPE) -> ResolvedURI:
+        name, _, raw = uri[len(SCHEME) :].partition("/")
+        if not raw:
+            return await super().resolve_uri(uri, scope)
+        skill = await self.find_skill(unquote(name), scope)
+        target = (skill.directory or Path()) / unquote(raw)
+        if not target.is_file():
+            raise ReferenceNotFoundError(skill.name, raw)
+        return ResolvedURI(skill, raw, target.read_text())
+
+
+class NamesHostPaths(ExtensionRegistry):
+    """Refuses what it must, but its message names the absolute paths it compared."""
+
+    async def resolve_uri(self, uri: str, scope: Scope = POOL_SCOPE) -> ResolvedURI:
+        try:
+            return await super().resolve_uri(uri, scope)
+        except SecurityError:
+            name, _, raw = uri[len(SCHEME) :].partition("/")
+            root = ((await self.find_skill(unquote(name), scope)).directory or Path()).resolve()
+            raise SecurityError(f"{root / unquote(raw)} is not inside {root}") from None
+
+
 # -- load_skill and list_skills ------------------------------------------------------------
 
 
@@ -231,6 +258,44 @@ class OffersOnlyLoadSkill(SkillToolsProvider):
         return FunctionToolset([Tool(self.load_skill, name="load_skill", takes_ctx=False)])
 
 
+class BackslashAsSeparator(SkillToolsProvider):
+    """Reads a bare name holding ``\\`` as a path under the skills directory, unchecked."""
+
+    async def load_skill(self, skill_name: str, arguments: str | None = None) -> str:
+        if "\\" in skill_name and not skill_name.startswith(SCHEME):
+            skills_dir = Path(getattr(self.host, "skills_dir"))  # noqa: B009 - not in SkillHost
+            target = skills_dir / skill_name.replace("\\", "/")
+            if target.is_file():
+                return target.read_text()
+        return await super().load_skill(skill_name, arguments)
+
+
+# -- the reader of a skill's files ---------------------------------------------------------
+
+
+def _reads_any_path(skill: str, directory: Path, path: str) -> str:
+    """A reader that joins and reads, checking nothing."""
+    target = directory / path
+    if not target.is_file():
+        raise ReferenceNotFoundError(skill, path)
+    return target.read_text()
+
+
+def _prefix_contained(skill: str, directory: Path, path: str) -> str:
+    """A reader that resolves, then checks containment by string prefix."""
+    root = directory.resolve()
+    target = (root / path).resolve()
+    if not str(target).startswith(str(root)):
+        raise SecurityError(f"{path!r} leads outside the skill {skill!r}")
+    if not target.is_file():
+        raise ReferenceNotFoundError(skill, path)
+    return target.read_text()
+
+
+ReadsAnyPathMutant = mutant("ReadsAnyPathMutant", reader=_reads_any_path)
+PrefixContainedReaderMutant = mutant("PrefixContainedReaderMutant", reader=_prefix_contained)
+
+
 # -- the agent factory ---------------------------------------------------------------------
 
 
@@ -269,6 +334,11 @@ RebuildKeepsOldManagerMutant = mutant("RebuildKeepsOldManagerMutant", pool=Rebui
 StartsServerWhenBuiltMutant = mutant("StartsServerWhenBuiltMutant", pool=StartsServerWhenBuilt)
 PrefixContainmentMutant = mutant("PrefixContainmentMutant", registry=PrefixContainment)
 ChecksOnlyTheRawPathMutant = mutant("ChecksOnlyTheRawPathMutant", registry=ChecksOnlyTheRawPath)
+ReadsUncheckedReferencesMutant = mutant(
+    "ReadsUncheckedReferencesMutant", registry=ReadsUncheckedReferences
+)
+NamesHostPathsMutant = mutant("NamesHostPathsMutant", registry=NamesHostPaths)
+BackslashAsSeparatorMutant = mutant("BackslashAsSeparatorMutant", provider=BackslashAsSeparator)
 NotFoundReturnsEmptyMutant = mutant("NotFoundReturnsEmptyMutant", provider=NotFoundReturnsEmpty)
 IgnoresRemoteProvidersMutant = mutant(
     "IgnoresRemoteProvidersMutant", provider=IgnoresRemoteProviders

@@ -1,43 +1,182 @@
-"""Print the kill rate and the survivors of the last ``mutmut run`` (``make mutation``)."""
+"""``make mutation``: mutmut over ``reference/``, judged by the scenarios alone, then with tests.
+
+    uv run python tests/mutants/mutation_report.py [--max-children N]
+
+A regression gate is worth what its *scenarios* catch: only they travel to another
+implementation. So the first run lets only ``pytest steps`` (the conformance scenarios) decide
+whether a mutant is killed, as ``[tool.mutmut]`` in ``pyproject.toml`` says; its kill rate is
+printed first, with its survivors. The second run gives those survivors to the reference's own
+unit tests (``tests/reference``) alone: a mutant they kill is killed by the two together, so the
+second rate is that of ``steps`` and ``tests/reference`` combined. Each run works in its own copy
+under ``build/mutation/``; every test MCP server of both is forked by one zygote. A line of
+progress is printed every 30 s. Exits 1 when the scenarios alone kill fewer than 90 %.
+"""
 
 from __future__ import annotations
 
+import argparse
 import json
+import os
+import re
+import shutil
 import subprocess
 import sys
+import time
+from dataclasses import dataclass
 from pathlib import Path
 
-STATS = Path("mutants/mutmut-cicd-stats.json")
+ROOT = Path(__file__).resolve().parents[2]
+BUILD = ROOT / "build" / "mutation"
+COPIED = ("reference", "src", "steps", "features", "tests", "conftest.py", "pyproject.toml")
+SELECTION = re.compile(r"^pytest_add_cli_args_test_selection = .*$", re.M)
+NOT_KILLED = ("survived", "no tests", "suspicious", "not checked", "segfault")
+THRESHOLD = 90.0
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """Per mutant name, its status (killed, survived, timeout, ...) after one mutmut run."""
+
+    statuses: dict[str, str]
+
+    def killed(self) -> set[str]:
+        """Mutants a test failed on, or that ran out of time."""
+        return {name for name, status in self.statuses.items() if status in ("killed", "timeout")}
+
+    def not_killed(self) -> dict[str, str]:
+        """The others, with their status; skipped mutants (``pragma: no mutate``) are not here."""
+        return {n: s for n, s in self.statuses.items() if s in NOT_KILLED}
+
+
+def _workspace(name: str, selection: list[str]) -> Path:
+    """A fresh copy of what mutmut needs, with its test selection set to ``selection``."""
+    place = BUILD / name
+    shutil.rmtree(place, ignore_errors=True)
+    place.mkdir(parents=True)
+    for entry in COPIED:
+        source = ROOT / entry
+        ignore = shutil.ignore_patterns("__pycache__", "mutants")
+        if source.is_dir():
+            shutil.copytree(source, place / entry, ignore=ignore)
+        else:
+            shutil.copy2(source, place / entry)
+    config = place / "pyproject.toml"
+    text = SELECTION.sub(
+        f"pytest_add_cli_args_test_selection = {json.dumps(selection)}", config.read_text()
+    )
+    config.write_text(text)
+    return place
+
+
+def _mutmut(
+    place: Path, names: list[str], children: int, env: dict[str, str], label: str
+) -> Outcome:
+    """Run mutmut in ``place`` (on ``names`` only, if any), printing progress; its outcome."""
+    log = place / "mutmut.log"
+    command = [sys.executable, "-m", "mutmut", "run", "--max-children", str(children), *names]
+    began = time.monotonic()
+    with log.open("wb") as output:
+        process = subprocess.Popen(
+            command, cwd=place, stdout=output, stderr=subprocess.STDOUT, env=env
+        )
+        while process.poll() is None:
+            try:
+                process.wait(30)
+            except subprocess.TimeoutExpired:
+                print(
+                    f"  [{label}] {time.monotonic() - began:.0f} s: {_last_status(log)}", flush=True
+                )
+    if process.returncode != 0:
+        sys.stdout.write(log.read_text(errors="replace")[-2000:])
+        sys.exit(f"make mutation: mutmut failed in {place} (see {log})")
+    listing = subprocess.run(
+        [sys.executable, "-m", "mutmut", "results", "--all", "true"],
+        cwd=place,
+        check=True,
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    statuses = {}
+    for line in listing.stdout.splitlines():
+        name, _, status = line.strip().rpartition(": ")
+        if name:
+            statuses[name] = status
+    return Outcome(statuses)
+
+
+def _last_status(log: Path) -> str:
+    """mutmut's latest progress line (``done/total`` and counts), or what it is doing."""
+    text = log.read_bytes().decode(errors="replace")
+    lines = [part.strip() for part in re.split(r"[\r\n]", text) if part.strip()]
+    counted = [line for line in lines if re.match(r"^\S*\s*\d+/\d+", line)]
+    return (counted or lines or ["starting"])[-1][:150]
+
+
+def _rate(killed: int, counted: int) -> float:
+    return 100.0 * killed / counted if counted else 0.0
 
 
 def main() -> int:
-    """Print the figures; exit 1 if fewer than 90% of the mutants were killed.
+    """Both runs, then the two rates and their survivors."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--max-children", type=int, default=os.cpu_count() or 2)
+    options = parser.parse_args()
+    sys.path.insert(0, str(ROOT / "src"))
+    from skill_conformance.runtime.plugin import ZYGOTE_VARIABLE
+    from skill_conformance.testing.zygote import Zygote
 
-    A mutant no test reaches counts as not killed, as does one whose run mutmut did not finish.
-    """
-    subprocess.run(
-        [sys.executable, "-m", "mutmut", "export-cicd-stats"], check=True, capture_output=True
-    )
-    stats = json.loads(STATS.read_text())
-    killed = stats["killed"] + stats["timeout"]
-    counted = stats["total"] - stats["skipped"]
-    results = subprocess.run(
-        [sys.executable, "-m", "mutmut", "results"], check=True, capture_output=True, text=True
-    )
-    survivors = [
-        line.strip()
-        for line in results.stdout.splitlines()
-        if line.rstrip().endswith((": survived", ": no tests", ": suspicious", ": not checked"))
-    ]
-    print("\n".join(survivors))
-    rate = 100.0 * killed / counted if counted else 0.0
-    unchecked = counted - killed - stats["survived"] - stats["no_tests"] - stats["suspicious"]
+    zygote = Zygote()
+    env = {**os.environ, ZYGOTE_VARIABLE: zygote.address}
+    try:
+        print("mutmut, scenarios alone (pytest steps):", flush=True)
+        scenarios = _mutmut(_workspace("steps", ["steps"]), [], options.max_children, env, "steps")
+        escaped = sorted(scenarios.not_killed())
+        print(f"mutmut, the {len(escaped)} not killed, given to tests/reference alone:", flush=True)
+        unit = (
+            _mutmut(
+                _workspace("reference", ["tests/reference"]),
+                escaped,
+                options.max_children,
+                env,
+                "tests/reference",
+            )
+            if escaped
+            else Outcome({})
+        )
+    finally:
+        zygote.stop()
+
+    counted = len(scenarios.killed()) + len(scenarios.not_killed())
+    alone = len(scenarios.killed())
+    together = alone + len(unit.killed() & set(escaped))
+    remaining = {
+        name: status for name, status in scenarios.not_killed().items() if name not in unit.killed()
+    }
+    print()
     print(
-        f"mutmut over reference/: {killed} killed of {counted} ({rate:.1f}%); not killed: "
-        f"{stats['survived']} survived, {stats['no_tests']} reached by no test, "
-        f"{stats['suspicious']} suspicious, {unchecked} not checked"
+        f"scenarios alone (steps): {alone} killed of {counted} ({_rate(alone, counted):.1f}%); "
+        f"not killed ({len(escaped)}):"
     )
-    return 0 if rate >= 90.0 else 1
+    for name in escaped:
+        print(f"    {name}: {scenarios.statuses[name]}")
+    print(
+        f"steps and tests/reference: {together} killed of {counted} "
+        f"({_rate(together, counted):.1f}%); not killed ({len(remaining)}):"
+    )
+    for name in sorted(remaining):
+        print(f"    {name}: {remaining[name]}")
+    summary = {
+        "counted": counted,
+        "scenarios_alone": {"killed": alone, "not_killed": scenarios.not_killed()},
+        "with_tests_reference": {"killed": together, "not_killed": remaining},
+    }
+    (BUILD / "summary.json").write_text(json.dumps(summary, indent=2, sort_keys=True))
+    print(
+        f"scenarios alone: {_rate(alone, counted):.1f}% (threshold {THRESHOLD:g}%); "
+        f"with tests/reference: {_rate(together, counted):.1f}%"
+    )
+    return 0 if _rate(alone, counted) >= THRESHOLD else 1
 
 
 if __name__ == "__main__":

@@ -11,6 +11,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from skill_conformance.verdicts import Verdict
+
 ROOT = Path(__file__).resolve().parents[2]
 TRACEBACK_MARKERS = ("Traceback (most recent call last)", "INTERNALERROR")
 
@@ -30,7 +32,8 @@ class SuiteRun:
 
     def bad(self) -> set[str]:
         """Ids of the scenarios that failed or errored."""
-        return {sid for sid, verdict in self.verdicts.items() if verdict in ("failed", "errored")}
+        caught = (Verdict.FAILED, Verdict.ERRORED)
+        return {sid for sid, verdict in self.verdicts.items() if Verdict(verdict) in caught}
 
     def internal_errors(self) -> list[str]:
         """Lines showing that pytest itself (not a scenario) broke."""

@@ -5,19 +5,23 @@ go in parallel, ``SC_MUTANT_WORKERS`` at a time, default one per CPU). The run m
 failure (exit status 1, not an internal or usage error), give every scenario a verdict, and fail
 or error at least the scenarios the catalog names for that mutant. By default the mutants not
 marked ``extra`` run, at least one per requirement and per RFC regression (22 runs);
-``SC_ALL_MUTANTS=1`` runs every must-die one.
+``SC_ALL_MUTANTS=1`` runs every must-die one. The runs are ``slow``: ``make ci`` runs them all,
+``make test`` none.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import time
 from collections.abc import Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from pathlib import Path
 
 import pytest
 
+from skill_conformance.runtime.plugin import ZYGOTE_VARIABLE
+from skill_conformance.testing.zygote import Zygote
 from tests.mutants.catalog import MUTANTS, REQUIREMENTS, RFC_A, RFC_B, RFC_C, Mutant
 from tests.mutants.suite_run import ROOT, SuiteRun, run_suite
 
@@ -44,7 +48,7 @@ SCENARIO_IDS = _feature_tags("id")
 
 def test_the_catalog_names_the_specs_requirements() -> None:
     assert set(REQUIREMENTS) == _feature_tags("requirement")
-    assert len(REQUIREMENTS) == 18
+    assert len(REQUIREMENTS) == 29
 
 
 def test_every_requirement_and_rfc_regression_has_a_mutant_that_must_die() -> None:
@@ -70,17 +74,46 @@ def test_every_mutant_loads_as_an_implementation() -> None:
 
 
 @pytest.fixture(scope="module")
-def mutant_runs() -> Iterator[dict[str, Future[SuiteRun]]]:
-    """One full suite run per must-die mutant, started together, in parallel."""
+def mutant_runs(request: pytest.FixtureRequest) -> Iterator[dict[str, Future[SuiteRun]]]:
+    """One full suite run per must-die mutant, in parallel; a line as each ends.
+
+    The runs share one zygote, so that their test MCP servers do not import ``mcp`` each.
+    """
+    zygote = Zygote()
+    env = {ZYGOTE_VARIABLE: zygote.address}
+    progress = _Progress(request.config, len(RUN))
     with ThreadPoolExecutor(max_workers=WORKERS) as executor:
-        futures = {mutant.impl: executor.submit(run_suite, mutant.impl) for mutant in RUN}
+        futures = {mutant.impl: executor.submit(run_suite, mutant.impl, env=env) for mutant in RUN}
         try:
+            for future in as_completed(futures.values()):
+                progress.done(future.result())
             yield futures
         finally:
             for future in futures.values():
                 future.cancel()
+            zygote.stop()
 
 
+class _Progress:
+    """Prints, past pytest's capture, one line per finished run: the check runs for minutes."""
+
+    def __init__(self, config: pytest.Config, total: int) -> None:
+        self.capture = config.pluginmanager.getplugin("capturemanager")
+        self.reporter = config.pluginmanager.getplugin("terminalreporter")
+        self.total, self.count, self.began = total, 0, time.monotonic()
+
+    def done(self, run: SuiteRun) -> None:
+        self.count += 1
+        if self.reporter is None or self.capture is None:
+            return
+        with self.capture.global_and_fixture_disabled():
+            self.reporter.write_line(
+                f"mutant {self.count}/{self.total} ran ({run.impl}, exit {run.returncode}, "
+                f"{run.seconds:.0f} s; {time.monotonic() - self.began:.0f} s so far)"
+            )
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("mutant", RUN, ids=lambda m: m.attribute.partition(":")[2])
 def test_mutant_dies_on_the_scenarios_that_should_catch_it(
     mutant: Mutant, mutant_runs: dict[str, Future[SuiteRun]]

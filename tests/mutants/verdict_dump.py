@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-SEVERITY = ("passed", "not-applicable", "expected-failure", "unexpected-pass", "failed", "errored")
+from skill_conformance.verdicts import Verdict
 
 _KEY = pytest.StashKey[dict[str, str]]()
 
@@ -33,7 +33,7 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     verdicts = _CONFIG[0].stash[_KEY]
     scenario, verdict = properties["scenario_id"], properties["verdict"]
     previous = verdicts.get(scenario)
-    if previous is None or SEVERITY.index(verdict) > SEVERITY.index(previous):
+    if previous is None or Verdict(verdict).severity > Verdict(previous).severity:
         verdicts[scenario] = verdict
 
 

@@ -6,11 +6,11 @@ import io
 
 import pytest
 
-from skill_conformance.adapters.reference import ReferenceImplementation
+from skill_conformance.adapters.reference import ReferenceImplementation, ReferenceSystem
 from skill_conformance.adapters.template import TemplateImplementation
 from skill_conformance.commands.main import main
 from skill_conformance.commands.smoke import report, smoke
-from skill_conformance.port import Ability
+from skill_conformance.port import Ability, Unsupported
 
 OPERATIONS = [
     "start",
@@ -18,7 +18,10 @@ OPERATIONS = [
     "tool_names",
     "run_tool",
     "load_skill",
+    "load_skill(arguments)",
+    "load_skill(skill://)",
     "list_skills",
+    "read_skill_file",
     "resolve_uri",
     "registry_skill_names(pool)",
     "enter",
@@ -40,7 +43,7 @@ def test_the_reference_passes_every_operation() -> None:
     assert "smoke__tool__ping returned 'smoke:ping'" in run_tool.detail
     out = io.StringIO()
     assert report(ReferenceImplementation(), checks, out) == 0
-    assert out.getvalue().splitlines()[-1] == "16 ok, 0 unsupported, 0 error"
+    assert out.getvalue().splitlines()[-1] == "19 ok, 0 unsupported, 0 error"
 
 
 def test_declared_abilities_are_unsupported_and_not_called() -> None:
@@ -58,17 +61,52 @@ def test_declared_abilities_are_unsupported_and_not_called() -> None:
     assert "smoke__mcp__echo" not in status["tool_names"][1]
 
 
+def test_an_operation_needing_several_lacking_abilities_names_every_reason() -> None:
+    implementation = ReferenceImplementation()
+    implementation.unsupported = {
+        Ability.REGISTRY: "no registry",
+        Ability.SKILL_URI: "no URIs",
+        Ability.PYTHON_TOOLS: "no Python tools",
+        Ability.ARGUMENTS: "no arguments",
+    }
+    checks = smoke(implementation, mcp=False, timeout=60)
+    status = {c.operation: (c.status, c.detail) for c in checks}
+    assert status["resolve_uri"] == (
+        "unsupported",
+        "needs skill-uri: no URIs; needs registry: no registry",
+    )
+    assert status["run_tool"] == ("unsupported", "needs python-tools: no Python tools")
+    assert status["load_skill(arguments)"][0] == "unsupported"
+    # without Python tools the world declares none, so listing the tools still works
+    assert status["tool_names"] == ("ok", "0 tools: []")
+    assert status["load_skill"][0] == "ok"
+
+
+class _NoFileReader(ReferenceSystem):
+    async def read_skill_file(self, skill: str, path: str) -> str:
+        raise Unsupported("no reader of skill files")
+
+
+def test_an_operation_raising_unsupported_is_reported_unsupported() -> None:
+    implementation = ReferenceImplementation()
+    implementation.open = _NoFileReader  # type: ignore[method-assign]
+    checks = smoke(implementation, mcp=False, timeout=60)
+    status = {c.operation: (c.status, c.detail) for c in checks}
+    assert status["read_skill_file"] == ("unsupported", "no equivalent: no reader of skill files")
+    assert {c.status for c in checks if c.operation != "read_skill_file"} == {"ok"}
+
+
 def test_the_template_errors_on_each_operation_it_lacks() -> None:
     checks = smoke(TemplateImplementation(), mcp=False, timeout=10)
     errors = [c for c in checks if c.status == "error"]
     assert [c.operation for c in checks if c.status == "ok"] == ["problems", "close"]
-    assert len(errors) == 14
+    assert len(errors) == 17
     assert errors[0].detail == (
         "NotImplementedOperation: start() is not implemented yet (docs/porting.md: start)"
     )
     out = io.StringIO()
     assert report(TemplateImplementation(), checks, out) == 1
-    assert len(out.getvalue().splitlines()) == 18  # one screen
+    assert len(out.getvalue().splitlines()) == 21  # one screen
 
 
 def test_the_command_line(capsys: pytest.CaptureFixture[str]) -> None:

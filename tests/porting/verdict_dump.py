@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from skill_conformance.verdicts import Verdict
+
 _FOUND: dict[str, list[str]] = {}
 
 
@@ -24,7 +26,8 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
 def pytest_sessionfinish(session: pytest.Session) -> None:
     target = os.environ.get("VERDICT_DUMP")
     if target:
-        order = ["passed", "not-applicable", "expected-failure", "unexpected-pass", "failed"]
-        order.append("errored")
-        worst = {name: max(found, key=order.index) for name, found in _FOUND.items()}
+        worst = {
+            name: max(found, key=lambda verdict: Verdict(verdict).severity)
+            for name, found in _FOUND.items()
+        }
         Path(target).write_text(json.dumps(worst, indent=1, sort_keys=True))

@@ -62,10 +62,8 @@ def test_skills_load_in_directory_order(skills_dir: Path, make_skill: SkillWrite
 @pytest.mark.parametrize(
     ("kwargs", "field"),
     [
-        ({"frontmatter": {"name": "other"}}, "name"),
         ({"frontmatter": {"name": "Bad_Name"}}, "name"),
         ({"frontmatter": {"description": ""}}, "description"),
-        ({"frontmatter": {"colour": "blue"}}, "colour"),
         ({"allowed_tools": {"read": True}}, "allowed-tools"),
         ({"tools": "json:loads"}, "tools"),
         ({"mcp_servers": ["server1"]}, "mcp-servers"),
@@ -86,6 +84,29 @@ def test_a_bad_skill_is_skipped_with_one_problem(
     assert str(skills_dir / "bad" / "SKILL.md") in problem
     assert field in problem
     assert "\n" not in problem
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "loads_as", "words"),
+    [
+        ({"frontmatter": {"name": "other"}}, "other", "name: 'other' differs from the directory"),
+        ({"frontmatter": {"colour": "blue"}}, "bad", "colour: unknown frontmatter field, ignored"),
+    ],
+)
+def test_a_skill_with_a_warning_loads_with_one_problem(
+    skills_dir: Path,
+    make_skill: SkillWriter,
+    kwargs: dict[str, object],
+    loads_as: str,
+    words: str,
+) -> None:
+    make_skill("bad", **kwargs)
+    make_skill("good")
+    result = load_skills(skills_dir)
+    assert sorted(result.skills) == sorted([loads_as, "good"])
+    [problem] = result.problems
+    assert problem.startswith(str(skills_dir / "bad" / "SKILL.md")), problem
+    assert words in problem
 
 
 def test_a_directory_without_skill_md_is_a_problem(skills_dir: Path) -> None:
@@ -181,8 +202,8 @@ def test_a_skill_md_that_is_not_utf8_is_a_problem(skills_dir: Path) -> None:
     )
     [problem] = load_skills(skills_dir).problems
     assert problem == (
-        f"{skills_dir / 'latin' / 'SKILL.md'}: skill 'latin': SKILL.md: cannot read ('utf-8' "
-        "codec can't decode byte 0xe9 in position 32: invalid continuation byte); skill skipped"
+        f"{skills_dir / 'latin' / 'SKILL.md'}:3: skill 'latin': SKILL.md: not UTF-8 (byte 0xe9 at"
+        " offset 32); skill skipped"
     )
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from skill_conformance.bundled import spec_digest, specs_dir
 from skill_conformance.catalogue import Entry, load_catalogue
 from skill_conformance.verdicts.results import Header, Results, ScenarioResult, write_results
+from skill_conformance.verdicts.verdict import Verdict
 
 ENTRIES = load_catalogue(specs_dir()).entries()
 
@@ -25,7 +26,7 @@ def result(entry: Entry, verdict: str, reason: str = "") -> ScenarioResult:
         entry.requirement.title,
         entry.id,
         entry.name,
-        verdict,
+        Verdict(verdict),
         reason,
     )
 
@@ -45,7 +46,7 @@ def results_file(
         chosen = verdict(index, entry)
         if chosen is not None:
             scenarios.append(result(entry, *chosen))
-    status = int(any(s.verdict in ("failed", "errored", "unexpected-pass") for s in scenarios))
+    status = int(any(s.verdict.bad for s in scenarios))
     results = Results(header(adapter, version, digest), (*scenarios, *extra), "2026-12-02", status)
     write_results(path, results)
     return path

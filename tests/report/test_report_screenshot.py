@@ -20,6 +20,7 @@ from skill_conformance.bundled import spec_digest
 from skill_conformance.catalogue import load_catalogue
 from skill_conformance.commands.main import main
 from skill_conformance.verdicts.results import Header, Results, ScenarioResult, write_results
+from skill_conformance.verdicts.verdict import Verdict
 
 SPEC = """# demo
 
@@ -76,8 +77,10 @@ def _report(tmp_path: Path) -> Path:
 
     def run(adapter: str, verdicts: list[tuple[str, str]], status: int) -> Path:
         scenarios = tuple(
-            ScenarioResult(e.capability, e.requirement.slug, e.requirement.title, e.id, e.name, *v)
-            for e, v in zip(entries, verdicts, strict=True)
+            ScenarioResult(
+                e.capability, e.requirement.slug, e.requirement.title, e.id, e.name, Verdict(v), why
+            )
+            for e, (v, why) in zip(entries, verdicts, strict=True)
         )
         header = Header("0.1.0", spec_digest(specs), adapter, "1.0", adapter)
         path = tmp_path / f"{adapter}.json"

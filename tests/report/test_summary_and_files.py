@@ -40,6 +40,13 @@ def test_many_bad_scenarios_are_cut_at_25() -> None:
     assert lines[-1] == f"... and {len(ENTRIES) - 25} more (all are in --conformance-results FILE)"
 
 
+def test_a_bad_scenarios_reason_is_printed_whole() -> None:
+    observed = repr([f"server-{i:03d}__tool__echo" for i in range(40)])
+    reason = f"too few tools; expected 41 tools, observed {observed}"
+    lines = summary_lines([result(ENTRIES[0], "failed", reason)], width=80)
+    assert lines[-1] == f"FAILED  agent-factory > {ENTRIES[0].name}: {reason}"
+
+
 def test_a_results_file_round_trips(tmp_path: Path) -> None:
     results = Results(header("x", "1"), (result(ENTRIES[0], "failed", "why"),), "now", 1)
     write_results(tmp_path / "r.json", results)

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
+import threading
 import time
 from typing import Any
 
@@ -29,6 +32,8 @@ class _System:
         return []
 
     async def load_skill(self, skill: str, arguments: str | None = None) -> str:
+        if skill == "interrupting":
+            raise KeyboardInterrupt
         if skill == "missing":
             raise SkillSystemError(ErrorKind.NOT_FOUND, "no skill 'missing'")
         raise KeyError(skill)
@@ -76,3 +81,23 @@ def test_problems_are_read_without_the_loop() -> None:
     runner = blocking(_System(), timeout=1)  # type: ignore[arg-type]
     assert runner.problems() == ["one"]
     runner.close()
+
+
+def test_an_interrupt_raised_by_the_implementation_is_its_crash() -> None:
+    runner = blocking(_System(), timeout=5)  # type: ignore[arg-type]
+    with pytest.raises(ImplementationCrash, match="KeyboardInterrupt"):
+        runner.load_skill("interrupting")
+    runner.close()
+
+
+def test_an_interrupt_of_the_caller_passes_and_cuts_the_call_in_flight_short() -> None:
+    runner = blocking(_System(), timeout=30)  # type: ignore[arg-type]
+    timer = threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT))  # a real Ctrl-C
+    timer.start()
+    began = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        runner.tool_names()  # sleeps for an hour
+    assert time.monotonic() - began < 5
+    began = time.monotonic()
+    runner.close()  # does not queue behind the hour-long call
+    assert time.monotonic() - began < 5

@@ -82,3 +82,36 @@ def test_a_skill_whose_name_prefixes_another_gets_its_own_tool_module(tmp_path: 
     shorter = world.add_python_tool("data", "read")
     assert longer.partition(":")[0] != shorter.partition(":")[0]
     assert world.add_python_tool("data", "write").partition(":")[0] == shorter.partition(":")[0]
+
+
+def test_files_written_as_they_are_stay_through_write(tmp_path: Path) -> None:
+    world = World(tmp_path)
+    world.skill("described")
+    raw = world.skill_file_bytes("raw", b"\xef\xbb\xbf---\r\nname: raw\r\n---\r\n")
+    nested = world.skill_file_bytes("described/assets/template", b"---\n---\n")
+    folder = world.skill_file_folder("folder")
+    pipe = world.skill_file_pipe("pipe")
+    link = world.skill_file_link("link", "/dev/zero")
+    stray = world.stray_file("README.md")
+    empty = world.empty_folder("empty")
+    world.write()
+    assert raw.read_bytes() == b"\xef\xbb\xbf---\r\nname: raw\r\n---\r\n"
+    assert nested.read_bytes() == b"---\n---\n"
+    assert (tmp_path / "skills" / "described" / "SKILL.md").is_file()
+    assert folder.is_dir()
+    assert pipe.is_fifo()
+    assert link.is_symlink()
+    assert str(link.readlink()) == "/dev/zero"
+    assert stray.is_file()
+    assert empty.is_dir()
+    world.teardown()
+
+
+def test_a_string_allowed_tools_is_written_as_the_string(tmp_path: Path) -> None:
+    world = World(tmp_path)
+    world.skill("restricted").allowed_tools = "read, list"
+    world.write()
+    assert _frontmatter(tmp_path / "skills" / "restricted" / "SKILL.md")["allowed-tools"] == (
+        "read, list"
+    )
+    world.teardown()

@@ -48,9 +48,11 @@ from skill_conformance.reference.errors import (
     SkillNotFoundError,
 )
 from skill_conformance.reference.factory import AgentFactory, HostContext
+from skill_conformance.reference.loader import LoadResult, load_skills
 from skill_conformance.reference.manager import SkillManagerCap
 from skill_conformance.reference.mcp_client import stdio_server
 from skill_conformance.reference.pool import ManagerFactory, SkillPool
+from skill_conformance.reference.references import read_reference
 from skill_conformance.reference.registry import ExtensionRegistry, ScopeLevel
 from skill_conformance.reference.registry import Scope as RegistryScope
 from skill_conformance.reference.skill_tools import SkillToolsProvider
@@ -80,6 +82,7 @@ class PoolFactory(Protocol):
         registry: ExtensionRegistry,
         manager: ManagerFactory,
         provider: Callable[[SkillPool], SkillToolsProvider],
+        loader: Callable[[Path], LoadResult],
     ) -> SkillPool:
         """The pool of ``skills_dir``, its manager and provider built by those given."""
         ...
@@ -94,6 +97,8 @@ class ReferenceParts:
     registry: Callable[[], ExtensionRegistry] = ExtensionRegistry
     provider: Callable[[SkillPool], SkillToolsProvider] = SkillToolsProvider
     factory: Callable[[HostContext, Model], AgentFactory] = AgentFactory
+    loader: Callable[[Path], LoadResult] = load_skills
+    reader: Callable[[str, Path, str], str] = read_reference
 
 
 class ReferenceImplementation:
@@ -199,6 +204,7 @@ class ReferenceSystem(AsyncSkillSystem):
             registry=parts.registry(),
             manager=parts.manager,
             provider=parts.provider,
+            loader=parts.loader,
         )
         with _port_errors():
             await pool.start()
@@ -273,6 +279,16 @@ class ReferenceSystem(AsyncSkillSystem):
     @override
     async def agent_load_skill(self, path: AgentPath, skill: str) -> str:
         return str(await self._call(self._agent(path), "load_skill", {"skill_name": skill}))
+
+    @override
+    async def read_skill_file(self, skill: str, path: str) -> str:
+        with _port_errors():
+            found = self.pool.manager.skills.get(skill)
+            if found is None:
+                raise SkillNotFoundError(skill)
+            if found.directory is None:
+                raise ReferenceNotFoundError(skill, path)
+            return self._parts.reader(found.name, found.directory, path)
 
     # -- registry, rebuild, lifecycle ------------------------------------------------------------
 

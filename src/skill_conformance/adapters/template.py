@@ -4,7 +4,12 @@ It runs as it is: every operation raises :class:`NotImplementedOperation`, so ea
 *errored* with a message naming the operation to write next. Copy this file, rename the classes,
 and replace one ``raise`` at a time, starting with :meth:`TemplateSystem.start` and
 :meth:`TemplateSystem.tool_names`; ``skill-conformance smoke --impl yourmodule:YourImplementation``
-shows which operations work. docs/porting.md explains each operation and the error kinds.
+shows which operations work. docs/porting.md explains each operation, the abilities and the error
+kinds.
+
+Where your implementation has no equivalent of a feature, do not fake one: list the ability in
+``unsupported`` with the reason (its scenarios are then *not applicable*), or, for one operation
+or one form of its arguments, ``raise skill_conformance.port.Unsupported("the reason")`` from it.
 """
 
 from __future__ import annotations
@@ -43,6 +48,7 @@ class TemplateImplementation:
         # Abilities your implementation lacks, each with the reason reports show for the
         # scenarios needing it (they become "not applicable"), for example:
         #     {Ability.MCP: "no MCP client yet", Ability.POOL_REBUILD: "no pool"}
+        # The abilities are in skill_conformance.port.Ability; docs/porting.md explains each.
         self.unsupported: Mapping[Ability, str] = {}
 
     def open(self, setup: Setup) -> AsyncSkillSystem:
@@ -75,6 +81,14 @@ class TemplateSystem:
     async def list_skills(self) -> Sequence[SkillListing]:
         """Call the real ``list_skills`` tool."""
         raise NotImplementedOperation("list_skills")
+
+    async def read_skill_file(self, skill: str, path: str) -> str:
+        """Read one of ``skill``'s files by its relative ``path``, with the reader agents get.
+
+        Pass ``path`` on as given; a path leading outside the skill must be refused. No reader?
+        Declare ``Ability.READ_FILE`` unsupported, or raise ``Unsupported``.
+        """
+        raise NotImplementedOperation("read_skill_file")
 
     async def resolve_uri(self, uri: str) -> ResolvedSkill:
         """Resolve a ``skill://`` URI through the extension registry."""

@@ -19,6 +19,7 @@ from skill_conformance.commands.trace import (
     requirements_without_scenarios,
 )
 from skill_conformance.gherkin import UsageError
+from skill_conformance.options import OptionError, writable_file
 from skill_conformance.verdicts.baseline import write_baseline
 from skill_conformance.verdicts.expectations import ExpectationsError
 from skill_conformance.verdicts.results import ResultsError, load_results
@@ -35,15 +36,22 @@ def _error(message: str) -> int:
 
 def _report(args: argparse.Namespace) -> int:
     """Run ``skill-conformance report``."""
-    out = Path(args.out)
     try:
+        out = writable_file("--out", Path(args.out))
         text = build_report([Path(p) for p in args.results], Path(args.specs), args.label)
-    except (ResultsError, UsageError) as error:
+        _write(out, text)
+    except (ResultsError, UsageError, OptionError) as error:
         return _error(str(error))
-    out.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(out, text.encode("utf-8"))
     print(f"wrote {out} ({len(args.results)} results file(s))")
     return OK
+
+
+def _write(out: Path, text: str) -> None:
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(out, text.encode("utf-8"))
+    except OSError as error:
+        raise OptionError(f"--out: cannot write {out}: {error.strerror or error}") from None
 
 
 def _trace(args: argparse.Namespace) -> int:
@@ -71,10 +79,18 @@ def _trace(args: argparse.Namespace) -> int:
 def _expectations(args: argparse.Namespace) -> int:
     """Run ``skill-conformance expectations``."""
     try:
+        out = writable_file("--out", Path(args.out))
         results = load_results(Path(args.source))
-        baseline = write_baseline(results, Path(args.out))
-    except (ResultsError, ExpectationsError) as error:
+        if results.interrupted:
+            return _error(
+                f"{args.source}: the run was interrupted ({len(results.scenarios)} scenarios "
+                "got a verdict); a baseline needs a complete run"
+            )
+        baseline = write_baseline(results, out)
+    except (ResultsError, ExpectationsError, OptionError) as error:
         return _error(str(error))
+    except OSError as error:
+        return _error(f"--out: cannot write {out}: {error.strerror or error}")
     listed = len(baseline.expectations.reasons)
     print(
         f"wrote {args.out}: {listed} expected failures of {results.header.adapter} "

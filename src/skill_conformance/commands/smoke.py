@@ -1,11 +1,13 @@
 """``skill-conformance smoke``: which port operations of an adapter work, on one screen.
 
-It writes a tiny world (one skill ``smoke`` with the Python tool ``ping`` and, with ``--mcp``, the
-test MCP server ``smoke-server`` offering ``echo``), opens the implementation on it and calls each
-port operation once, in scenario order. Each gets one line: ``ok`` (with what came back),
-``unsupported`` (it needs an ability the adapter declares it lacks; not called) or ``error``
-(it raised, hung, or returned something plainly wrong). The exit status is 1 if any operation
-errored, 2 if the adapter could not be loaded, 0 otherwise.
+It writes a tiny world (one skill ``smoke`` with the file ``references/guide.md``, the Python tool
+``ping`` unless the adapter lacks ``python-tools``, and, with ``--mcp``, the test MCP server
+``smoke-server`` offering ``echo``), opens the implementation on it and calls each port operation
+once, in scenario order. Each gets one line: ``ok`` (with what came back), ``unsupported`` (it
+needs an ability the adapter declares it lacks, so it is not called, or it raised
+:class:`~skill_conformance.port.Unsupported`) or ``error`` (it raised, hung, or returned
+something plainly wrong). The exit status is 1 if any operation errored, 2 if the adapter could
+not be loaded, 0 otherwise.
 """
 
 from __future__ import annotations
@@ -20,9 +22,11 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from skill_conformance.port import Ability as A
-from skill_conformance.port import AgentPath, Implementation, Scope
+from skill_conformance.port import AgentPath, Implementation, Scope, Unsupported
+from skill_conformance.runtime.abilities import operation_needs
 from skill_conformance.runtime.blocking import BlockingSkillSystem, ImplementationCrash, blocking
 from skill_conformance.runtime.loading import AdapterLoadError, load_implementation
+from skill_conformance.runtime.production import production_warnings
 from skill_conformance.runtime.world import ServerLog, World
 
 __all__ = ["Check", "add_smoke", "smoke"]
@@ -31,6 +35,8 @@ SKILL = "smoke"
 TOOL = f"{SKILL}__tool__ping"
 MCP_TOOL = f"{SKILL}__mcp__echo"
 INSTRUCTIONS = "Smoke instructions: say $ARGUMENTS."
+GUIDE = "references/guide.md"
+GUIDE_TEXT = "Smoke guide."
 
 _WIDTH = 90
 """Characters of a detail, so that a line fits a wide terminal."""
@@ -62,11 +68,11 @@ def _short(value: object, width: int = 56) -> str:
     return text if len(text) <= width else text[: width - 3] + "..."
 
 
-def _tool_names(mcp: bool) -> Probe:
+def _tool_names(wanted: list[str]) -> Probe:
     def probe(system: BlockingSkillSystem) -> str:
         names = list(system.tool_names())
-        for wanted in [TOOL, MCP_TOOL] if mcp else [TOOL]:
-            _expect(wanted in names, f"{wanted!r} not offered; offered {_short(names)}")
+        for name in wanted:
+            _expect(name in names, f"{name!r} not offered; offered {_short(names)}")
         return f"{len(names)} tools: {_short(names)}"
 
     return probe
@@ -79,8 +85,20 @@ def _run_tool(system: BlockingSkillSystem) -> str:
 
 
 def _load_skill(system: BlockingSkillSystem) -> str:
+    text = system.load_skill(SKILL)
+    _expect("Smoke instructions" in text, f"instructions not in the result: {_short(text)}")
+    return _short(text)
+
+
+def _load_with_arguments(system: BlockingSkillSystem) -> str:
     text = system.load_skill(SKILL, "hello")
-    _expect("say hello" in text, f"instructions not in the result: {_short(text)}")
+    _expect("say hello" in text, f"arguments not substituted: {_short(text)}")
+    return _short(text)
+
+
+def _load_uri(system: BlockingSkillSystem) -> str:
+    text = system.load_skill(f"skill://{SKILL}/{GUIDE}")
+    _expect(GUIDE_TEXT in text, f"{GUIDE} not in the result: {_short(text)}")
     return _short(text)
 
 
@@ -88,6 +106,12 @@ def _list_skills(system: BlockingSkillSystem) -> str:
     names = [entry.name for entry in system.list_skills()]
     _expect(SKILL in names, f"{SKILL!r} not listed: {names}")
     return f"{names}"
+
+
+def _read_skill_file(system: BlockingSkillSystem) -> str:
+    text = system.read_skill_file(SKILL, GUIDE)
+    _expect(GUIDE_TEXT in text, f"{GUIDE} read as {_short(text)}")
+    return f"{GUIDE}: {_short(text)}"
 
 
 def _resolve_uri(system: BlockingSkillSystem) -> str:
@@ -126,25 +150,39 @@ def _done(call: Callable[[BlockingSkillSystem], object]) -> Probe:
     return probe
 
 
-def _probes(mcp: bool) -> list[tuple[str, Probe, tuple[A, ...]]]:
+Probes = list[tuple[str, Probe, frozenset[A]]]
+
+
+def _probes(python_tools: bool, mcp: bool) -> Probes:
     """Every operation, the probe calling it, and the abilities it needs."""
     child, alone = AgentPath.CHILD_SESSION, AgentPath.STANDALONE
-    return [
+    offered = [TOOL] * python_tools + [MCP_TOOL] * mcp
+    probes: list[tuple[str, Probe, tuple[object, ...]]] = [
         ("problems", lambda s: f"{len(s.problems())} reported: {_short(list(s.problems()))}", ()),
-        ("tool_names", _tool_names(mcp), ()),
+        ("tool_names", _tool_names(offered), ()),
         ("run_tool", _run_tool, ()),
-        ("load_skill", _load_skill, ()),
+        ("load_skill", _load_skill, (SKILL,)),
+        ("load_skill(arguments)", _load_with_arguments, (SKILL, "hello")),
+        ("load_skill(skill://)", _load_uri, (f"skill://{SKILL}/{GUIDE}",)),
         ("list_skills", _list_skills, ()),
+        ("read_skill_file", _read_skill_file, ()),
         ("resolve_uri", _resolve_uri, ()),
-        ("registry_skill_names(pool)", _registry, (A.POOL_REBUILD,)),
-        ("enter", _done(lambda s: s.enter()), (A.LIFECYCLE,)),
-        ("exit", _done(lambda s: s.exit()), (A.LIFECYCLE,)),
-        ("rebuild", _done(lambda s: s.rebuild()), (A.POOL_REBUILD,)),
-        ("agent_tool_names(child-session)", _agent_tools(child), (A.CHILD_SESSION,)),
-        ("agent_tool_names(standalone)", _agent_tools(alone), (A.STANDALONE_AGENT,)),
-        ("agent_load_skill(child-session)", _agent_load(child), (A.CHILD_SESSION,)),
-        ("agent_load_skill(standalone)", _agent_load(alone), (A.STANDALONE_AGENT,)),
+        ("registry_skill_names(pool)", _registry, ()),
+        ("enter", _done(lambda s: s.enter()), ()),
+        ("exit", _done(lambda s: s.exit()), ()),
+        ("rebuild", _done(lambda s: s.rebuild()), ()),
+        ("agent_tool_names(child-session)", _agent_tools(child), (child,)),
+        ("agent_tool_names(standalone)", _agent_tools(alone), (alone,)),
+        ("agent_load_skill(child-session)", _agent_load(child), (child, SKILL)),
+        ("agent_load_skill(standalone)", _agent_load(alone), (alone, SKILL)),
     ]
+    found: Probes = []
+    for operation, probe, arguments in probes:
+        needs = operation_needs(operation.partition("(")[0], *arguments)
+        if operation == "run_tool":
+            needs |= {A.PYTHON_TOOLS}
+        found.append((operation, probe, needs))
+    return found
 
 
 def _error(error: BaseException) -> str:
@@ -159,15 +197,17 @@ def _error(error: BaseException) -> str:
 def _attempt(operation: str, call: Callable[[], str]) -> Check:
     try:
         return Check(operation, "ok", call())
+    except Unsupported as unsupported:
+        return Check(operation, "unsupported", f"no equivalent: {unsupported.reason}")
     except Exception as error:
         return Check(operation, "error", _error(error))
 
 
-def _unsupported(needs: tuple[A, ...], unsupported: Mapping[A, str]) -> str | None:
-    for ability in needs:
-        if ability in unsupported:
-            return f"needs {ability.value}: {unsupported[ability]}"
-    return None
+def _unsupported(needs: frozenset[A], unsupported: Mapping[A, str]) -> str | None:
+    lacking = [ability for ability in A if ability in needs and ability in unsupported]
+    if not lacking:
+        return None
+    return "; ".join(f"needs {ability.value}: {unsupported[ability]}" for ability in lacking)
 
 
 def smoke(implementation: Implementation, *, mcp: bool, timeout: float) -> list[Check]:
@@ -178,7 +218,10 @@ def smoke(implementation: Implementation, *, mcp: bool, timeout: float) -> list[
         world = World(Path(directory))
         try:
             world.skill(SKILL).instructions = INSTRUCTIONS
-            world.add_python_tool(SKILL, "ping")
+            world.skill(SKILL).files[GUIDE] = GUIDE_TEXT
+            python_tools = A.PYTHON_TOOLS not in unsupported
+            if python_tools:
+                world.add_python_tool(SKILL, "ping")
             with_mcp = mcp and A.MCP not in unsupported
             if mcp and not with_mcp:
                 checks.append(Check("mcp server", "unsupported", f"mcp: {unsupported[A.MCP]}"))
@@ -187,12 +230,14 @@ def smoke(implementation: Implementation, *, mcp: bool, timeout: float) -> list[
             world.write()
             setup = world.setup()
             try:
-                system = blocking(implementation.open(setup), timeout)
+                with production_warnings():
+                    opened = implementation.open(setup)
+                system = blocking(opened, timeout)
             except Exception as error:
                 return [*checks, Check("open", "error", _error(error))]
             start = _done(lambda s: s.start())
             checks.append(_attempt("start", lambda: start(system)))
-            for operation, probe, needs in _probes(with_mcp):
+            for operation, probe, needs in _probes(python_tools, with_mcp):
                 reason = _unsupported(needs, unsupported)
                 if reason is not None:
                     checks.append(Check(operation, "unsupported", reason))

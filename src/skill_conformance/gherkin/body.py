@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import textwrap
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from skill_conformance.gherkin.errors import SpecError
 from skill_conformance.gherkin.markdown import (
@@ -13,6 +14,7 @@ from skill_conformance.gherkin.markdown import (
     fence_closes,
     fence_opening,
     indent_of,
+    is_bullet,
     list_item,
     step_bullet,
 )
@@ -50,18 +52,27 @@ class ScenarioBody:
     tags: tuple[str, ...]
 
 
-def parse_scenario_body(lines: list[Line], path: str) -> ScenarioBody:
+class Tolerate(Protocol):
+    """Report a problem: an error, or (lenient) a warning ending in ``outcome``."""
+
+    def __call__(self, line: int, message: str, outcome: str) -> None:
+        """Raise the problem at ``line`` as an error, or warn."""
+
+
+def parse_scenario_body(lines: list[Line], path: str, tolerate: Tolerate) -> ScenarioBody:
     """Read steps, nested step content, tags and free text from a scenario body.
 
     A top-level bullet starting with a step keyword starts a step. Lines indented
     at least two columns past that bullet belong to the step: a plain line right
     after the step text continues the text, anything else (nested bullets, fenced
     code, later paragraphs) becomes the step's data table or doc string. Every
-    other line is description.
+    other line is description, except a top-level bullet that is not a step: that is
+    reported (so that no step is lost silently) and, when tolerated, kept as description.
 
     Args:
         lines: The lines after the ``#### Scenario:`` header.
         path: Path shown in error messages.
+        tolerate: Where a bullet that is not a step is reported.
 
     Returns:
         The parsed body.
@@ -117,11 +128,23 @@ def parse_scenario_body(lines: list[Line], path: str) -> ScenarioBody:
         close()
         bullet = step_bullet(line)
         if bullet is None:
+            if is_bullet(line.text):
+                tolerate(
+                    line.no,
+                    f"bullet {_quoted(line.text)} is not a step (start it with GIVEN, WHEN, "
+                    "THEN, AND or BUT, or indent it under a step)",
+                    "kept as description",
+                )
             description.append(line.text)
         else:
             current = _OpenStep(bullet.keyword, line.no, bullet.indent, [bullet.text])
     close()
     return ScenarioBody(tuple(steps), tidy_text(description), tuple(tags))
+
+
+def _quoted(text: str, limit: int = 60) -> str:
+    text = text.strip()
+    return f'"{text}"' if len(text) <= limit else f'"{text[: limit - 3]}..."'
 
 
 def _finish(step: _OpenStep, path: str) -> Step:

@@ -58,6 +58,10 @@ def run(options: Options, stdout: TextIO, stderr: TextIO) -> int:
     except GeneratorError as exc:
         print(exc, file=stderr)
         return FAILED
+    except OSError as exc:  # a file-system oddity met outside the specs' own reading
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"skill-conformance gherkin: error: {where}{exc.strerror or exc}", file=stderr)
+        return FAILED
 
 
 def _run(options: Options, stdout: TextIO, stderr: TextIO) -> int:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -60,7 +62,8 @@ def display_path(path: Path, relative_to: Path, fallback_root: Path) -> str:
         A POSIX-style relative path.
 
     """
-    resolved = path.resolve()
+    # Resolve the folder only: the file itself may be a broken link or a link loop.
+    resolved = path.parent.resolve() / path.name
     try:
         return resolved.relative_to(relative_to.resolve()).as_posix()
     except ValueError:
@@ -92,10 +95,10 @@ def discover(specs_dir: Path, relative_to: Path) -> list[SpecFile]:
     if not specs_dir.is_dir():
         raise UsageError(f"--specs: not a directory: {specs_dir}")
     found: dict[str, SpecFile] = {}
-    for root, dirs, files in os.walk(specs_dir):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        if SPEC_FILE not in files:
-            continue
+    for root, dirs, files in os.walk(specs_dir, onerror=_unlistable):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != SPEC_FILE)
+        if SPEC_FILE not in files and not (Path(root) / SPEC_FILE).is_dir():
+            continue  # a folder named spec.md is found, and refused when it is read
         folder = Path(root)
         parts = folder.relative_to(specs_dir).parts or (specs_dir.resolve().name,)
         spec = SpecFile(
@@ -112,6 +115,25 @@ def discover(specs_dir: Path, relative_to: Path) -> list[SpecFile]:
     if not found:
         raise UsageError(f"--specs: no {SPEC_FILE} found under {specs_dir}")
     return [found[name] for name in sorted(found)]
+
+
+def _unlistable(error: OSError) -> None:
+    raise UsageError(f"--specs: cannot list {error.filename}: {error.strerror or error}")
+
+
+def read_spec(path: Path) -> bytes:
+    """The bytes of the regular file ``path``; refuse anything else without blocking on it.
+
+    It is opened without blocking (a FIFO would block a plain open) and checked on the open
+    descriptor, so what is read is what was checked.
+    """
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    with os.fdopen(fd, "rb") as handle:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            kind = "a directory" if stat.S_ISDIR(mode) else "not a regular file"
+            raise OSError(errno.EINVAL, f"is {kind}")
+        return handle.read()
 
 
 def generate(specs: list[SpecFile], *, lenient: bool = False) -> Generated:
@@ -131,7 +153,7 @@ def generate(specs: list[SpecFile], *, lenient: bool = False) -> Generated:
     scenarios = 0
     for spec in specs:
         try:
-            source = spec.path.read_bytes().decode("utf-8")
+            source = read_spec(spec.path).decode("utf-8")
         except UnicodeDecodeError as exc:
             errors.append(Diagnostic(spec.display, 1, f"not valid UTF-8 ({exc.reason})"))
             continue

@@ -48,14 +48,17 @@ _FENCE_OPEN = re.compile(r"^\s*(`{3,}|~{3,})")
 _FENCE_CLOSE = re.compile(r"^\s*(`{3,}|~{3,})\s*$")
 _TAGS = re.compile(r"^\s*<!--\s*tags\s*:(?P<tags>.*?)-->\s*$", re.IGNORECASE)
 _ATX_CLOSE = re.compile(r"[ \t]+#+[ \t]*$")
-_HEADER = re.compile(r"^(?P<hashes>#{1,6})(?:[ \t]+(?P<text>.*?))?[ \t]*$")
-_REQUIREMENT = re.compile(r"^###[ \t]*Requirement:(?P<title>.*)$", re.IGNORECASE)
-_SCENARIO = re.compile(r"^####[ \t]+Scenario:(?P<title>.*)$", re.IGNORECASE)
+# A heading may be indented by up to three spaces (CommonMark); four make it code or step text.
+_HEADER = re.compile(r"^ {0,3}(?P<hashes>#{1,6})(?:[ \t]+(?P<text>.*?))?[ \t]*$")
+_REQUIREMENT = re.compile(r"^ {0,3}###[ \t]*Requirement:(?P<title>.*)$", re.IGNORECASE)
+_SCENARIO = re.compile(r"^ {0,3}####[ \t]+Scenario:(?P<title>.*)$", re.IGNORECASE)
+_BULLET = re.compile(r"^\s*[-*+](?:[ \t]|$)")
 _LIST_ITEM = re.compile(r"^(?P<indent>\s*)(?P<marker>[-*+]|\d{1,9}[.)])(?:[ \t]+(?P<rest>.*))?$")
 _KEYWORDS = "given|when|then|and|but"
 _STEP = re.compile(
     r"^(?P<indent>\s*)[-*+][ \t]+"
-    rf"(?:\*\*[ \t]*(?P<bold>{_KEYWORDS})[ \t]*:?[ \t]*\*\*[ \t]*:?"
+    r"(?:\*\*[ \t]*(?:(?:and|but)[ \t]+(?P<compound>given|when|then)"
+    rf"|(?P<bold>{_KEYWORDS}))[ \t]*:?[ \t]*\*\*[ \t]*:?"
     rf"|(?P<plain>{_KEYWORDS})(?=[\s:]|$):?)"
     r"(?P<text>.*)$",
     re.IGNORECASE,
@@ -104,11 +107,13 @@ def classify(source: str, path: str) -> list[Line]:
         The classified lines.
 
     Raises:
-        SpecError: A tags comment holds something that is not a tag.
+        SpecError: A tags comment holds something that is not a tag, or a code fence or an
+            HTML comment is never closed (it would swallow the rest of the spec).
 
     """
     out: list[Line] = []
     fence: str | None = None
+    fence_line = comment_line = 0
     in_comment = False
     for no, text in enumerate(split_lines(source), start=1):
         if fence is not None:
@@ -123,7 +128,7 @@ def classify(source: str, path: str) -> list[Line]:
         opened = fence_opening(text)
         stripped = text.strip()
         if opened:
-            fence = opened
+            fence, fence_line = opened, no
             out.append(Line(no, text, Kind.FENCE))
         elif not stripped:
             out.append(Line(no, text, Kind.BLANK))
@@ -131,9 +136,13 @@ def classify(source: str, path: str) -> list[Line]:
             out.append(Line(no, text, Kind.TAGS, _parse_tags(tags.group("tags"), path, no)))
         elif stripped.startswith("<!--"):
             out.append(Line(no, text, Kind.COMMENT))
-            in_comment = "-->" not in stripped[4:]
+            in_comment, comment_line = "-->" not in stripped[4:], no
         else:
             out.append(Line(no, text, Kind.TEXT))
+    if fence is not None:
+        raise SpecError(path, fence_line, f"code fence {fence} is never closed")
+    if in_comment:
+        raise SpecError(path, comment_line, "HTML comment <!-- is never closed with -->")
     return out
 
 
@@ -203,13 +212,18 @@ def step_bullet(line: Line) -> StepBullet | None:
     match = _STEP.match(line.text)
     if match is None:
         return None
-    word = match.group("bold") or match.group("plain")
+    word = match.group("compound") or match.group("bold") or match.group("plain")
     return StepBullet(
         keyword=word.capitalize(),
         text=match.group("text").strip(),
         indent=indent_of(line.text),
-        bold=match.group("bold") is not None,
+        bold=match.group("plain") is None,
     )
+
+
+def is_bullet(text: str) -> bool:
+    """Tell whether ``text`` is a bullet list item (``-``, ``*`` or ``+``)."""
+    return _BULLET.match(text) is not None
 
 
 def list_item(text: str) -> str | None:

@@ -71,6 +71,8 @@ class _RequirementBlock:
     body: list[Line] = field(default_factory=list)
     children: list[Scenario | Note] = field(default_factory=list)
     renamed_from: str | None = None
+    scenario_lines: dict[str, int] = field(default_factory=dict)
+    """The line of each scenario slug taken in this requirement (kept as scenarios are added)."""
     sealed: bool = False
     description: tuple[str, ...] = ()
     tags: list[str] = field(default_factory=list)
@@ -129,6 +131,8 @@ class _Parser:
         self.purpose: list[str] = []
         self.feature_tags: list[str] = []
         self.entries: list[_RequirementBlock | _Rename] = []
+        self.requirement_lines: dict[str, int] = {}
+        """The line of each requirement slug taken (kept as requirements are added)."""
         self.section = _Section.NONE
         self.delta = Delta.BASELINE
         self.requirement: _RequirementBlock | None = None
@@ -157,6 +161,7 @@ class _Parser:
         self.close_requirement()
         self.close_section()
         requirements = self.resolve()
+        self.check_not_empty(requirements)
         capability = Capability(
             name=self.name,
             source=self.path,
@@ -183,6 +188,20 @@ class _Parser:
         if head is not None and self.on_header(head[0], head[1], line):
             return
         self.on_line(line)
+
+    def check_not_empty(self, requirements: tuple[Requirement, ...]) -> None:
+        """A spec must hold a requirement, and each requirement kept a scenario."""
+        if not requirements:
+            self.tolerate(1, "spec has no requirements", "an empty feature is written")
+        for requirement in requirements:
+            if requirement.delta in (Delta.REMOVED, Delta.RENAMED):
+                continue  # kept for traceability, never executable
+            if not any(isinstance(child, Scenario) for child in requirement.children):
+                self.tolerate(
+                    requirement.line,
+                    f'requirement "{requirement.title}" has no scenarios',
+                    "kept without scenarios",
+                )
 
     # -- headers -----------------------------------------------------------
 
@@ -261,7 +280,7 @@ class _Parser:
         slug = slugify(title)
         if not slug:
             raise self.fail(no, f'requirement title "{title}" has no letters or digits')
-        taken = {e.slug: e.line for e in self.entries if isinstance(e, _RequirementBlock)}
+        taken = self.requirement_lines
         if slug in taken:
             self.tolerate(
                 no,
@@ -269,6 +288,7 @@ class _Parser:
                 "given a numbered id",
             )
             slug = _next_free(slug, taken)
+        taken[slug] = no
         self.requirement = _RequirementBlock(title, no, self.delta, slug)
         self.entries.append(self.requirement)
 
@@ -357,12 +377,12 @@ class _Parser:
         self.requirement = None
 
     def finish_scenario(self, block: _ScenarioBlock, req: _RequirementBlock) -> Scenario:
-        body = parse_scenario_body(block.body, self.path)
+        body = parse_scenario_body(block.body, self.path, self.tolerate)
         slug = slugify(block.title)
         if not slug:
             raise self.fail(block.line, f'scenario title "{block.title}" has no letters or digits')
         title = block.title
-        taken = {c.slug: c.line for c in req.children if isinstance(c, Scenario)}
+        taken = req.scenario_lines
         if slug in taken:
             self.tolerate(
                 block.line,
@@ -372,6 +392,7 @@ class _Parser:
             )
             slug = _next_free(slug, taken)
             title = f"{title} ({slug.rsplit('-', 1)[1]})"
+        taken[slug] = block.line
         if not body.steps:
             self.tolerate(block.line, f'scenario "{block.title}" has no steps', "kept")
         elif not any(step.keyword == "Then" for step in body.steps):

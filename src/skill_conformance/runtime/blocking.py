@@ -3,19 +3,29 @@
 Each scenario gets its own event loop on a private thread, and one task on that loop runs every
 call in order. One task matters: MCP clients enter anyio cancel scopes that must be exited by the
 task that entered them. Every wait is bounded; an implementation that overruns is reported as hung.
+
+What the implementation raises reaches the caller wrapped, so an interrupt of the caller itself (a
+Ctrl-C or SIGTERM arriving in the main thread while it waits) is never mistaken for a crash of the
+implementation: it cancels the call in flight and propagates as the interrupt it is.
+
+Every call runs under :func:`~skill_conformance.runtime.production.production_warnings`, as the
+implementation would run in production. :class:`~skill_conformance.port.Unsupported` passes
+through unchanged: the scenario is then not applicable.
 """
 
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import threading
-from collections.abc import Awaitable, Coroutine, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from typing import Any, TypeVar
 
 from typing_extensions import override
 
 from skill_conformance.port import (
+    Ability,
     AgentPath,
     AsyncSkillSystem,
     ResolvedSkill,
@@ -24,7 +34,10 @@ from skill_conformance.port import (
     SkillListing,
     SkillSystem,
     SkillSystemError,
+    Unsupported,
 )
+from skill_conformance.runtime.abilities import operation_needs
+from skill_conformance.runtime.production import production_warnings
 
 __all__ = [
     "BlockingSkillSystem",
@@ -35,6 +48,9 @@ __all__ = [
 ]
 
 T = TypeVar("T")
+
+Guard = Callable[[str, frozenset[Ability]], None]
+"""Told an operation's name and the abilities it relies on, before the call; raises to refuse."""
 
 _GRACE = 5.0
 """Seconds the caller waits past the in-loop timeout before declaring the loop itself stuck."""
@@ -88,6 +104,7 @@ class _Actor:
 
     def __init__(self) -> None:
         self._loop = asyncio.new_event_loop()
+        self._deadline: asyncio.Timeout | None = None
         self._queue: asyncio.Queue[tuple[Awaitable[Any], concurrent.futures.Future[Any], float]]
         ready = threading.Event()
         self._thread = threading.Thread(
@@ -106,25 +123,51 @@ class _Actor:
     async def _work(self) -> None:
         while True:
             awaitable, future, timeout = await self._queue.get()
-            deadline = asyncio.timeout(timeout)
+            if future.cancelled():  # interrupted before it began: never start it
+                if asyncio.iscoroutine(awaitable):
+                    awaitable.close()
+                continue
+            deadline = self._deadline = asyncio.timeout(timeout)
             try:
                 async with deadline:
                     result = await awaitable
             except TimeoutError as error:
-                future.set_exception(_Timeout() if deadline.expired() else error)
+                _settle(future, error=_Timeout() if deadline.expired() else _Raised(error))
             except BaseException as error:
-                future.set_exception(error)
+                _settle(future, error=_Raised(error))
                 task = asyncio.current_task()
                 # Only a cancellation of this task ends it; one raised inside is a crash.
                 if isinstance(error, asyncio.CancelledError) and task and task.cancelling():
                     raise
             else:
-                future.set_result(result)
+                _settle(future, result=result)
+            finally:
+                self._deadline = None
 
     def call(self, awaitable: Awaitable[T], timeout: float) -> T:
+        """Await ``awaitable`` on the loop; what it raises arrives wrapped in :class:`_Raised`."""
         future: concurrent.futures.Future[T] = concurrent.futures.Future()
         self._loop.call_soon_threadsafe(self._queue.put_nowait, (awaitable, future, timeout))
-        return future.result(timeout + _GRACE)
+        try:
+            return future.result(timeout + _GRACE)
+        except (_Raised, _Timeout, concurrent.futures.TimeoutError):
+            raise
+        except BaseException:
+            # The caller was interrupted while it waited: cut the call in flight short, so that
+            # what runs next (closing the system) does not queue behind it.
+            future.cancel()
+            self.interrupt()
+            raise
+
+    def interrupt(self) -> None:
+        """Make the deadline of the call in flight, if any, expire now."""
+
+        def expire() -> None:
+            if self._deadline is not None and not self._deadline.expired():
+                self._deadline.reschedule(self._loop.time())
+
+        if not self._loop.is_closed():
+            self._loop.call_soon_threadsafe(expire)
 
     def stop(self) -> None:
         async def shutdown() -> None:
@@ -146,25 +189,53 @@ class _Timeout(Exception):
     """Internal marker: the in-loop timeout fired (as opposed to the implementation's own)."""
 
 
+class _Raised(Exception):
+    """Internal wrapper: ``error`` was raised by the implementation inside the loop."""
+
+    def __init__(self, error: BaseException) -> None:
+        super().__init__(repr(error))
+        self.error = error
+
+
+def _settle(
+    future: concurrent.futures.Future[Any], *, result: object = None, error: Exception | None = None
+) -> None:
+    """Complete ``future`` unless the caller gave up on it (an interrupt cancelled it)."""
+    with contextlib.suppress(concurrent.futures.InvalidStateError):
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(result)
+
+
 class BlockingSkillSystem(SkillSystem):
     """The synchronous :class:`~skill_conformance.port.SkillSystem` over an async one."""
 
-    def __init__(self, system: AsyncSkillSystem, timeout: float) -> None:
+    def __init__(
+        self, system: AsyncSkillSystem, timeout: float, guard: Guard | None = None
+    ) -> None:
         self._system = system
         self._timeout = timeout
+        self._guard = guard
         self._actor = _Actor()
+
+    def _needs(self, operation: str, *arguments: object) -> None:
+        """Tell the guard which abilities this call relies on, before it is made."""
+        if self._guard is not None:
+            self._guard(operation, operation_needs(operation, *arguments))
 
     def _run(self, operation: str, coroutine: Coroutine[Any, Any, T]) -> T:
         try:
-            return self._actor.call(coroutine, self._timeout)
-        except SkillSystemError:
-            raise
+            with production_warnings():
+                return self._actor.call(coroutine, self._timeout)
         except (_Timeout, concurrent.futures.TimeoutError):
             raise ImplementationHang(operation, self._timeout) from None
-        except (Exception, KeyboardInterrupt, SystemExit, asyncio.CancelledError) as error:
-            # Raised inside the implementation and carried here by the future: a crash of the
-            # implementation, never an interruption of the run (a real Ctrl-C is not raised here).
-            raise ImplementationCrash(operation, error) from error
+        except _Raised as raised:
+            if isinstance(raised.error, (SkillSystemError, Unsupported)):
+                raise raised.error from None
+            # Raised inside the implementation, even a KeyboardInterrupt or SystemExit: a crash
+            # of the implementation. An interrupt of the run itself is not wrapped and passes.
+            raise ImplementationCrash(operation, raised.error) from raised.error
 
     @override
     def start(self) -> None:
@@ -183,6 +254,7 @@ class BlockingSkillSystem(SkillSystem):
 
     @override
     def load_skill(self, skill: str, arguments: str | None = None) -> str:
+        self._needs("load_skill", skill, arguments)
         text = self._run("load_skill", self._system.load_skill(skill, arguments))
         return _expect("load_skill", text, isinstance(text, str), "a str")
 
@@ -193,7 +265,14 @@ class BlockingSkillSystem(SkillSystem):
         return _expect("list_skills", listing, ok, "a sequence of SkillListing")
 
     @override
+    def read_skill_file(self, skill: str, path: str) -> str:
+        self._needs("read_skill_file")
+        text = self._run("read_skill_file", self._system.read_skill_file(skill, path))
+        return _expect("read_skill_file", text, isinstance(text, str), "a str")
+
+    @override
     def resolve_uri(self, uri: str) -> ResolvedSkill:
+        self._needs("resolve_uri")
         resolved = self._run("resolve_uri", self._system.resolve_uri(uri))
         return _expect(
             "resolve_uri", resolved, isinstance(resolved, ResolvedSkill), "a ResolvedSkill"
@@ -201,36 +280,46 @@ class BlockingSkillSystem(SkillSystem):
 
     @override
     def registry_skill_names(self, scope: Scope) -> Sequence[str]:
+        self._needs("registry_skill_names")
         names = self._run("registry_skill_names", self._system.registry_skill_names(scope))
         ok = _sequence_of(names, str)
         return _expect("registry_skill_names", names, ok, "a sequence of str")
 
     @override
     def rebuild(self) -> None:
+        self._needs("rebuild")
         self._run("rebuild", self._system.rebuild())
 
     @override
     def enter(self) -> None:
+        self._needs("enter")
         self._run("enter", self._system.enter())
 
     @override
     def exit(self) -> None:
+        self._needs("exit")
         self._run("exit", self._system.exit())
 
     @override
     def agent_tool_names(self, path: AgentPath) -> Sequence[str]:
+        self._needs("agent_tool_names", path)
         names = self._run("agent_tool_names", self._system.agent_tool_names(path))
         return _expect("agent_tool_names", names, _sequence_of(names, str), "a sequence of str")
 
     @override
     def agent_load_skill(self, path: AgentPath, skill: str) -> str:
+        self._needs("agent_load_skill", path, skill)
         text = self._run("agent_load_skill", self._system.agent_load_skill(path, skill))
         return _expect("agent_load_skill", text, isinstance(text, str), "a str")
 
     @override
     def problems(self) -> Sequence[str]:
+        self._needs("problems")
         try:
-            problems = self._system.problems()
+            with production_warnings():
+                problems = self._system.problems()
+        except Unsupported:
+            raise
         except Exception as error:
             raise ImplementationCrash("problems", error) from error
         return list(_expect("problems", problems, _sequence_of(problems, str), "a sequence of str"))
@@ -243,6 +332,11 @@ class BlockingSkillSystem(SkillSystem):
             self._actor.stop()
 
 
-def blocking(system: AsyncSkillSystem, timeout: float = 30.0) -> BlockingSkillSystem:
-    """Wrap ``system`` so that each call blocks until done, for at most ``timeout`` seconds."""
-    return BlockingSkillSystem(system, timeout)
+def blocking(
+    system: AsyncSkillSystem, timeout: float = 30.0, guard: Guard | None = None
+) -> BlockingSkillSystem:
+    """Wrap ``system`` so that each call blocks until done, for at most ``timeout`` seconds.
+
+    ``guard``, if given, is told before each call the abilities it relies on, and may refuse it.
+    """
+    return BlockingSkillSystem(system, timeout, guard)

@@ -3,6 +3,10 @@
 Steps never hold an implementation themselves: they describe the world, then build the system
 with :meth:`ScenarioContext.start` (which writes the skills described so far to disk, opens the
 implementation and starts it) before they ask it anything.
+
+The context also checks the scenario's ``@needs`` tags (:mod:`skill_conformance.runtime.abilities`):
+the world it writes, each operation it calls and each kind of result it checks must rely only on
+abilities the scenario is tagged with.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import TypeVar
 
 from skill_conformance.port import (
+    Ability,
     AgentPath,
     ErrorKind,
     Implementation,
@@ -26,7 +31,9 @@ from skill_conformance.port import (
     SkillSystemError,
     ToolsChild,
 )
+from skill_conformance.runtime.abilities import UntaggedAbility, world_needs
 from skill_conformance.runtime.blocking import BlockingSkillSystem, blocking
+from skill_conformance.runtime.production import production_warnings
 from skill_conformance.runtime.world import ServerLog, World, pid_alive
 from skill_conformance.verdicts import Mismatch, expect
 
@@ -63,10 +70,40 @@ class ScenarioContext:
     run: RunRecord | None = None
     listing: list[SkillListing] | None = None
     runs: int = 0
+    loaded: str | None = None
+    """What the last ``load_skill`` call of the scenario asked for (None after other reads)."""
+    needs: frozenset[Ability] | None = None
+    """The abilities the scenario's tags name; ``None`` checks nothing."""
     _system: BlockingSkillSystem | None = None
     _entered: bool = False
     _tools: list[str] | None = None
     _agent: tuple[AgentPath, Outcome] | None = None
+
+    @property
+    def started(self) -> bool:
+        """Whether the system has been opened and started."""
+        return self._system is not None
+
+    def uses(self, ability: Ability, why: str) -> None:
+        """Note that the scenario relies on ``ability`` (because ``why``); it must be tagged so.
+
+        Raises:
+            UntaggedAbility: The scenario's ``@needs`` tags do not name ``ability``.
+
+        """
+        if self.needs is not None and ability not in self.needs:
+            raise UntaggedAbility(
+                f"the scenario relies on {ability.value} ({why}) but is not tagged "
+                f"@needs:{ability.value}"
+            )
+
+    def _guard(self, operation: str, needs: frozenset[Ability]) -> None:
+        for ability in sorted(needs):
+            self.uses(ability, f"it calls {operation}")
+
+    def _check_world(self) -> None:
+        for ability, why in world_needs(self.world, self.children).items():
+            self.uses(ability, why)
 
     def start(self) -> BlockingSkillSystem:
         """Build the scenario's system, once, and return it.
@@ -75,17 +112,21 @@ class ScenarioContext:
         and starts it (the pool's start-up). Later calls return the system already started.
         """
         if self._system is None:
+            self._check_world()
             self.world.write()
             setup = self.world.setup(
                 self.children, skills_tools_provider=self.skills_tools_provider
             )
-            system = blocking(self.implementation.open(setup), self.timeout)
+            with production_warnings():
+                opened = self.implementation.open(setup)
+            system = blocking(opened, self.timeout, self._guard)
             self._system = system
             system.start()
         return self._system
 
     def rebuild(self) -> None:
         """Write the skills as now described and have the pool rebuild them."""
+        self._check_world()
         self.world.write()
         self.start().rebuild()
         self._tools = None
@@ -155,6 +196,7 @@ class ScenarioContext:
 
     def expect_error(self, kind: ErrorKind) -> SkillSystemError:
         """The error of the last call, which must have failed with ``kind``."""
+        self.uses(Ability.ERROR_KINDS, f"it expects a {kind} error")
         outcome = self.last_outcome()
         if outcome.error is None:
             raise Mismatch(

@@ -3,7 +3,8 @@
 ``--impl`` takes a registered name (``reference``, ``agentpool``, ``wolfharness``) or
 ``package.module:Attribute`` for an adapter living anywhere on the import path. The attribute is
 an :class:`~skill_conformance.port.Implementation`, or a class or function that returns one
-when called with no arguments.
+when called with no arguments. Importing and instantiating it run under production warning
+filters (:mod:`skill_conformance.runtime.production`), not the suite's.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import importlib
 from collections.abc import Mapping
 
 from skill_conformance.port import Implementation
+from skill_conformance.runtime.production import production_warnings
 
 __all__ = ["ADAPTERS", "AdapterLoadError", "load_implementation"]
 
@@ -30,6 +32,11 @@ class AdapterLoadError(Exception):
 
 def load_implementation(spec: str) -> Implementation:
     """Import and instantiate the implementation ``spec`` names."""
+    with production_warnings():
+        return _load(spec)
+
+
+def _load(spec: str) -> Implementation:
     target = ADAPTERS.get(spec, spec)
     module_name, colon, attribute = target.partition(":")
     if not colon or not module_name or not attribute:

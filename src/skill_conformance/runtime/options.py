@@ -30,8 +30,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     group.addoption(
         "--scenario-timeout",
-        type=float,
-        default=30.0,
+        default="30",
         help="seconds each call into the implementation may take (default 30)",
     )
     group.addoption(
@@ -47,6 +46,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         action="store_true",
         default=False,
         help="apply no expectations file: raw verdicts",
+    )
+    group.addoption(
+        "--no-zygote",
+        action="store_true",
+        default=False,
+        help="start each test MCP server from scratch, importing the mcp SDK, instead of "
+        "forking it from a warm parent (slower; the servers are real processes either way)",
     )
     group.addoption(
         "--conformance-results",

@@ -1,26 +1,37 @@
 """The pytest plugin that runs the generated features against an implementation.
 
 With the options of :mod:`skill_conformance.runtime.options`, it turns the features'
-``@key:value`` tags into ``spec`` markers, applies the expectations file, reports a scenario
-that needs an ability the adapter lacks as not applicable (with the adapter's reason), and
+``@key:value`` tags into ``spec`` markers, applies the expectations file, reports a scenario that
+needs abilities the adapter lacks as not applicable (with the adapter's reasons), and so a
+scenario in which an operation raises :class:`~skill_conformance.port.Unsupported`, and
 registers :class:`~skill_conformance.verdicts.reporting.Reporting`, which classifies every
 scenario's verdict and shows it.
+
+An interrupt (Ctrl-C, or SIGTERM, which the plugin turns into the same interrupt) stops the run:
+the call in flight is cut short, the scenario in flight gets no verdict, every system and server
+is closed, and ``--conformance-results`` is written marked ``"interrupted": true``.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+import signal
+import threading
+from collections.abc import Callable, Generator, Iterator, Mapping
 from pathlib import Path
+from types import FrameType
 
 import pytest
 
 from skill_conformance import __version__
 from skill_conformance.bundled import spec_digest
-from skill_conformance.port import Ability, Implementation
+from skill_conformance.options import OptionError, positive_seconds, writable_file
+from skill_conformance.port import Ability, Implementation, Unsupported
 from skill_conformance.runtime.context import ScenarioContext
 from skill_conformance.runtime.loading import AdapterLoadError, load_implementation
 from skill_conformance.runtime.world import World
+from skill_conformance.testing.zygote import Zygote
+from skill_conformance.verdicts.block import TRACEBACK_OPTION
 from skill_conformance.verdicts.expectations import ExpectationsError
 from skill_conformance.verdicts.expectations_apply import AppliedExpectations, apply_expectations
 from skill_conformance.verdicts.ledger import ScenarioInfo
@@ -32,15 +43,57 @@ _COLLECTED: dict[str, ScenarioInfo] = {}
 _IMPLEMENTATION = pytest.StashKey[Implementation]()
 _EXPECTATIONS = pytest.StashKey[AppliedExpectations]()
 _HEADER = pytest.StashKey[Header]()
+_SIGTERM_HANDLED = pytest.StashKey[bool]()
+_TIMEOUT = pytest.StashKey[float]()
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised as an interrupt so that the run ends as it does on Ctrl-C."""
+
+
+def _on_sigterm(signum: int, frame: FrameType | None) -> None:
+    # Once: a second SIGTERM during the clean-up must not cut the clean-up short.
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    raise Terminated(f"terminated by signal {signum}")
+
+
+_ZYGOTE = pytest.StashKey[Zygote]()
 
 
 def pytest_configure(config: pytest.Config) -> None:
     """Register the suite's marker and the hooks that classify and show the verdicts."""
     config.addinivalue_line("markers", "spec(key, value): a tag of the generated features")
+    _check_options(config)
     reporting = Reporting(
         config, _COLLECTED, lambda: header_of(config), lambda: _expectation_notes(config)
     )
     config.pluginmanager.register(reporting, "skill-conformance-reporting")
+    main = threading.current_thread() is threading.main_thread()
+    if main and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:  # leave others' handlers
+        config.stash[_SIGTERM_HANDLED] = True
+        signal.signal(signal.SIGTERM, _on_sigterm)
+
+
+def _check_options(config: pytest.Config) -> None:
+    """Refuse, in one line and before any scenario runs, an option the run could not honour."""
+    try:
+        config.stash[_TIMEOUT] = positive_seconds(
+            "--scenario-timeout", config.getoption("--scenario-timeout")
+        )
+        results: Path | None = config.getoption("--conformance-results")
+        if results is not None and not hasattr(config, "workerinput"):
+            writable_file("--conformance-results", results)
+    except OptionError as error:
+        raise pytest.UsageError(str(error)) from None
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Stop the zygote (and any server it still runs); give SIGTERM back its default action."""
+    zygote = config.stash.get(_ZYGOTE, None)
+    if zygote is not None:
+        zygote.stop()
+    if config.stash.get(_SIGTERM_HANDLED, False):
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def _expectation_notes(config: pytest.Config) -> list[str]:
@@ -89,29 +142,29 @@ def _info(item: pytest.Item) -> ScenarioInfo | None:
         scenario_id=tags["id"][0],
         needs=tuple(tags.get("needs", ())),
         requirement_slug=tags.get("requirement", [""])[0],
-        path=_shown(path, item.config.rootpath),
+        path=path,
         line=line,
     )
 
 
-def _shown(path: Path, root: Path) -> str:
-    """``path`` relative to ``root`` where it lies below it, else whole."""
-    return str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
+def _names(item: pytest.Item) -> tuple[str, str, str | None, str, int]:
+    """The feature's name, the scenario's, its rule's, the feature file and the scenario's line.
 
-
-def _names(item: pytest.Item) -> tuple[str, str, str | None, Path, int]:
-    """The feature's name, the scenario's, its rule's, the feature file and the scenario's line."""
+    The feature file is as Cucumber JSON names it: ``features/skill-tools.feature``, below the
+    features directory's parent, in a checkout and in the installed wheel alike.
+    """
     import importlib
 
     bdd_scenario = importlib.import_module("pytest_bdd.scenario")
     function = getattr(item, "obj", None)
-    registry = getattr(bdd_scenario, "scenario_wrapper_template_registry", {})
+    registry = getattr(bdd_scenario, "scenario_wrapper_template_registry", {})  # pytest-bdd 9
     template = registry.get(function) if function is not None else None
+    template = template or getattr(function, "__scenario__", None)  # pytest-bdd 8
     if template is None:
-        return "?", item.name, None, item.path, 0
+        return "?", item.name, None, item.nodeid.partition("::")[0], 0
     rule = template.rule.name if template.rule is not None else None
     feature = template.feature
-    return feature.name, template.name, rule, Path(feature.filename), template.line_number
+    return feature.name, template.name, rule, feature.rel_filename, template.line_number
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -129,22 +182,113 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         config.stash[_EXPECTATIONS] = applied
 
 
+def _needs(item: pytest.Item) -> frozenset[Ability]:
+    """The abilities a scenario's ``@needs`` tags name; an unknown one fails the scenario."""
+    needs = set()
+    for need in _spec_tags(item).get("needs", []):
+        try:
+            needs.add(Ability(need))
+        except ValueError:
+            pytest.fail(f"scenario needs unknown ability {need!r}", pytrace=False)
+    return frozenset(needs)
+
+
+def missing_abilities(needs: frozenset[Ability], unsupported: Mapping[Ability, str]) -> str | None:
+    """Why a scenario needing ``needs`` is not applicable: every lacking ability, with its reason.
+
+    ``None`` when nothing it needs is lacking.
+    """
+    lacking = [ability for ability in Ability if ability in needs and ability in unsupported]
+    if not lacking:
+        return None
+    return "; ".join(f"{ability.value}: {unsupported[ability]}" for ability in lacking)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Start the zygote now when this run is aimed at the scenarios: it warms up meanwhile."""
+    config = session.config
+    if not config.option.collectonly and not _xdist_controller(config) and _aims_at_steps(config):
+        _zygote_address(config)
+
+
+def _xdist_controller(config: pytest.Config) -> bool:
+    return bool(getattr(config.option, "numprocesses", None)) and not hasattr(config, "workerinput")
+
+
+def _aims_at_steps(config: pytest.Config) -> bool:
+    """Whether the run's paths (or, without any, its testpaths) include a ``steps`` directory."""
+    paths = config.args or [str(config.rootpath / p) for p in config.getini("testpaths")]
+    return any("steps" in Path(arg.partition("::")[0]).parts for arg in paths)
+
+
+ZYGOTE_VARIABLE = "SKILL_CONFORMANCE_ZYGOTE"
+"""Names the address of a zygote that an outer process owns, to be used instead of one's own."""
+
+
+def _zygote_address(config: pytest.Config) -> str | None:
+    """The zygote's address: the outer one, else this run's, started on first use; or ``None``.
+
+    ``None`` (each server imports ``mcp`` itself) with ``--no-zygote``.
+    """
+    if config.getoption("--no-zygote"):
+        return None
+    outer = os.environ.get(ZYGOTE_VARIABLE)
+    if outer:
+        return outer
+    if _ZYGOTE not in config.stash:
+        config.stash[_ZYGOTE] = Zygote()
+    return config.stash[_ZYGOTE].address
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """Have pytest format a scenario's exception as a plain traceback, unless it will be shown.
+
+    Without ``--scenario-traceback`` nobody reads pytest's own traceback of a scenario: a failure
+    shows the suite's block instead, an expected failure its reason. pytest's default style parses
+    the source file of every frame, once per failure: most of a run's time where many scenarios
+    fail deep inside a large implementation. The plain style reads only the lines it prints.
+    """
+    option = item.config.option
+    if (
+        call.excinfo is None
+        or item.nodeid not in _COLLECTED
+        or item.config.getoption(TRACEBACK_OPTION)
+        or option.tbstyle != "auto"
+    ):
+        return (yield)
+    option.tbstyle = "native"
+    try:
+        return (yield)
+    finally:
+        option.tbstyle = "auto"
+
+
 def pytest_runtest_setup(item: pytest.Item) -> None:
     """Skip, as not applicable, a scenario whose needs the implementation lacks."""
-    needs = _spec_tags(item).get("needs", [])
+    needs = _needs(item)
     if not needs:
         return
     implementation = implementation_of(item.config)
     unsupported = dict(implementation.unsupported)
-    if Ability.SYMLINKS.value in needs and not _can_symlink():
+    if Ability.SYMLINKS in needs and not _can_symlink():
         unsupported.setdefault(Ability.SYMLINKS, "this platform cannot create symbolic links")
-    for need in needs:
-        try:
-            ability = Ability(need)
-        except ValueError:
-            pytest.fail(f"scenario needs unknown ability {need!r}", pytrace=False)
-        if ability in unsupported:
-            mark_not_applicable(item, f"{implementation.name}: {unsupported[ability]}")
+    reason = missing_abilities(needs, unsupported)
+    if reason is not None:
+        mark_not_applicable(item, f"{implementation.name}: {reason}")
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
+    """Report a scenario whose implementation raised :class:`Unsupported` as not applicable."""
+    try:
+        return (yield)
+    except Unsupported as unsupported:
+        name = implementation_of(item.config).name
+        mark_not_applicable(item, f"{name}: {unsupported.reason}")
 
 
 def _can_symlink() -> bool:
@@ -188,8 +332,9 @@ def conformance(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Scen
     """The context of one scenario: its world, its system under test, what steps observed."""
     context = ScenarioContext(
         implementation=implementation_of(request.config),
-        world=World(tmp_path),
-        timeout=request.config.getoption("--scenario-timeout"),
+        world=World(tmp_path, zygote=_zygote_address(request.config)),
+        timeout=request.config.stash[_TIMEOUT],
+        needs=_needs(request.node) if _spec_tags(request.node).get("id") else None,
     )
     yield context
     leftovers = context.close()

@@ -12,4 +12,5 @@ pytest_plugins = [
     "skill_conformance.steps.agent_factory",
     "skill_conformance.steps.skill_tool_registration",
     "skill_conformance.steps.skill_tools",
+    "skill_conformance.steps.skill_loading",
 ]

@@ -41,7 +41,7 @@ class SkillDraft:
     description: str = ""
     tools: list[str] = field(default_factory=list)
     mcp_servers: dict[str, dict[str, Any]] = field(default_factory=dict)
-    allowed_tools: list[str] | None = None
+    allowed_tools: list[str] | str | None = None
     files: dict[str, str] = field(default_factory=dict)
     links: dict[str, str] = field(default_factory=dict)
 
@@ -51,7 +51,9 @@ class SkillDraft:
             "name": self.name,
             "description": self.description or f"Skill {self.name}.",
         }
-        if self.allowed_tools is not None:
+        if isinstance(self.allowed_tools, str):
+            data["allowed-tools"] = self.allowed_tools
+        elif self.allowed_tools is not None:
             data["allowed-tools"] = list(self.allowed_tools)
         if self.tools:
             data["tools"] = [{"type": "python", "import_path": path} for path in self.tools]
@@ -74,11 +76,14 @@ class World:
 
     Args:
         root: An empty directory owned by this world.
+        zygote: The address of a zygote (:mod:`skill_conformance.testing.zygote`) that the test
+            MCP servers' commands ask to fork them, or ``None``: each server imports ``mcp``.
 
     """
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, zygote: str | None = None) -> None:
         self.root = root
+        self.zygote = zygote
         self.skills_dir = root / "skills"
         self.modules_dir = root / "modules"
         self.scratch = root / "scratch"
@@ -86,6 +91,7 @@ class World:
         self.skills: dict[str, SkillDraft] = {}
         self.http_servers: dict[str, str] = {}
         self._module_names: list[str] = []
+        self._written: set[str] = set()
         self._processes: list[subprocess.Popen[bytes]] = []
         for directory in (self.skills_dir, self.modules_dir, self.scratch):
             directory.mkdir(parents=True, exist_ok=True)
@@ -190,6 +196,8 @@ class World:
         args = ["-m", SERVER_MODULE, "--label", label]
         if logged:
             args += ["--log", str(self.mcp_log)]
+        if self.zygote is not None:
+            args += ["--zygote", self.zygote]
         for tool in tools:
             args += ["--tool", tool]
         for skill in skills:
@@ -202,11 +210,61 @@ class World:
         path.write_text(content)
         return path
 
+    # -- files written as they are ------------------------------------------------------------
+    #
+    # The skills directory can also hold what no skill description can say: a SKILL.md given byte
+    # for byte, or one that is not a regular file at all. These are written at once, and kept by
+    # :meth:`write`.
+
+    def skill_file_bytes(self, folder: str, data: bytes) -> Path:
+        """Write ``data`` as ``{folder}/SKILL.md`` (``folder`` relative to the skills directory)."""
+        path = self._skill_file(folder)
+        path.write_bytes(data)
+        return path
+
+    def skill_file_folder(self, folder: str) -> Path:
+        """Make ``{folder}/SKILL.md`` a directory."""
+        path = self._skill_file(folder)
+        path.mkdir()
+        return path
+
+    def skill_file_pipe(self, folder: str) -> Path:
+        """Make ``{folder}/SKILL.md`` a named pipe (FIFO) that nothing ever writes to."""
+        path = self._skill_file(folder)
+        os.mkfifo(path)
+        return path
+
+    def skill_file_link(self, folder: str, target: Path | str) -> Path:
+        """Make ``{folder}/SKILL.md`` a symbolic link to ``target``."""
+        path = self._skill_file(folder)
+        path.symlink_to(target)
+        return path
+
+    def stray_file(self, name: str, content: str = "Not a skill.\n") -> Path:
+        """A plain file directly in the skills directory."""
+        self._written.add(name)
+        path = self.skills_dir / name
+        path.write_text(content)
+        return path
+
+    def empty_folder(self, name: str) -> Path:
+        """A folder without a SKILL.md directly in the skills directory."""
+        self._written.add(name)
+        path = self.skills_dir / name
+        path.mkdir()
+        return path
+
+    def _skill_file(self, folder: str) -> Path:
+        directory = self.skills_dir / folder
+        self._written.add(Path(folder).parts[0])
+        directory.mkdir(parents=True, exist_ok=True)
+        return directory / "SKILL.md"
+
     # -- writing -------------------------------------------------------------------------------
 
     def write(self) -> None:
-        """Make the skills directory hold exactly the described skills."""
-        wanted = set(self.skills)
+        """Make the skills directory hold exactly the described skills and the files written."""
+        wanted = set(self.skills) | self._written
         for existing in self.skills_dir.iterdir():
             if existing.name not in wanted:
                 shutil.rmtree(existing) if existing.is_dir() else existing.unlink()
@@ -294,6 +352,9 @@ class _Event:
     event: str
     label: str
     pid: int
+    """The process the implementation started."""
+    server_pid: int
+    """The process that served: ``pid`` itself, or the one a zygote forked for it."""
 
 
 class ServerLog:
@@ -309,7 +370,9 @@ class ServerLog:
         events = []
         for line in self.path.read_text().splitlines():
             record = json.loads(line)
-            events.append(_Event(record["event"], record["label"], int(record["pid"])))
+            pid = int(record["pid"])
+            server_pid = int(record.get("server_pid", pid))
+            events.append(_Event(record["event"], record["label"], pid, server_pid))
         return events
 
     def started(self) -> list[str]:
@@ -322,17 +385,17 @@ class ServerLog:
 
     def running(self) -> list[str]:
         """Labels of the servers that started and have not stopped, and whose process lives."""
-        alive: dict[int, str] = {}
+        alive: dict[int, _Event] = {}
         for event in self.events():
             if event.event == "start":
-                alive[event.pid] = event.label
+                alive[event.server_pid] = event
             else:
-                alive.pop(event.pid, None)
-        return [label for pid, label in alive.items() if pid_alive(pid)]
+                alive.pop(event.server_pid, None)
+        return [e.label for e in alive.values() if pid_alive(e.pid) or pid_alive(e.server_pid)]
 
     def pids(self) -> set[int]:
-        """Every process id a server of this world ever had."""
-        return {e.pid for e in self.events()}
+        """Every process id a server of this world ever had (zygote-forked servers included)."""
+        return {pid for e in self.events() for pid in (e.pid, e.server_pid)}
 
 
 def pid_alive(pid: int) -> bool:

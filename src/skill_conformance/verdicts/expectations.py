@@ -70,8 +70,14 @@ def load_expectations(path: Path) -> Expectations:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as error:
         raise ExpectationsError(f"{path}: cannot read: {error.strerror or error}") from error
+    except UnicodeDecodeError as error:
+        raise ExpectationsError(
+            f"{path}: not UTF-8: byte {error.start} cannot be decoded"
+        ) from None
     except tomllib.TOMLDecodeError as error:
         raise ExpectationsError(f"{path}: not valid TOML: {error}") from error
+    except RecursionError:
+        raise ExpectationsError(f"{path}: not valid TOML: nested too deeply") from None
     implementation = _string(path, data, "implementation")
     version = _string(path, data, "version")
     unknown = sorted(set(data) - {"implementation", "version", _SECTION})

@@ -33,7 +33,7 @@ class ScenarioInfo:
     needs: tuple[str, ...] = ()
     requirement_slug: str = ""
     path: str = "?"
-    """The feature file, relative to the run's root directory where it lies below it."""
+    """The feature file, as Cucumber JSON names it: ``features/skill-tools.feature``."""
     line: int = 0
     """The line of ``Scenario:`` in :attr:`path`."""
 
@@ -99,7 +99,8 @@ def verdict_of(
 ) -> Verdict | None:
     """The verdict one phase's report gives, or ``None`` if that phase decides nothing.
 
-    ``not_applicable`` says the suite skipped the scenario for an ability the adapter lacks.
+    ``not_applicable`` says the suite skipped the scenario for an ability the adapter lacks, or
+    because an operation raised :class:`~skill_conformance.port.Unsupported`.
     """
     if report.when == "setup":
         if report.skipped:
@@ -112,6 +113,8 @@ def verdict_of(
             return Verdict.EXPECTED_FAILURE if report.skipped else Verdict.UNEXPECTED_PASS
         if report.passed:
             return Verdict.PASSED
+        if report.skipped and not_applicable:
+            return Verdict.NOT_APPLICABLE
         if _is_strict_xpass(report):
             return Verdict.UNEXPECTED_PASS
         if report.failed and _is_mismatch(call):

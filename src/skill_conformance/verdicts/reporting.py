@@ -8,6 +8,8 @@
   pytest prints the failed scenarios, this plugin the errored ones, in the same form.
 - JUnit XML names each test case after its scenario, its class after the capability.
 - The summary is printed last, after pytest's short test summary.
+- An interrupted run (Ctrl-C, SIGTERM) says so under the summary, and its results file says
+  ``"interrupted": true``; the scenario in flight gets no verdict.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ from skill_conformance.verdicts.ledger import (
 from skill_conformance.verdicts.results import Header, Results, write_results
 from skill_conformance.verdicts.verdict import Verdict
 
-__all__ = ["Reporting", "mark_not_applicable"]
+__all__ = ["Reporting", "counts_note", "mark_not_applicable"]
 
 _NOT_APPLICABLE = pytest.StashKey[str]()
 """On an item the suite skipped as not applicable: the adapter's reason."""
@@ -124,6 +126,8 @@ class Reporting:
             block = failure_block(info, verdict, call.when, step, call.excinfo.value)
             if item.config.getoption(TRACEBACK_OPTION):
                 block += ["", str(report.longrepr)]
+            elif call.when != "teardown":  # JUnit takes the output from the teardown report
+                report.sections = []
             report.longrepr = "\n".join(block)
         return report
 
@@ -138,7 +142,8 @@ class Reporting:
         if found is None:
             return None
         verdict = found[1]
-        return verdict.value, verdict.letter, (verdict.prose.upper(), {"red": verdict.bad})
+        colour = "red" if verdict.bad else "green" if verdict is Verdict.PASSED else "yellow"
+        return verdict.value, verdict.letter, (verdict.prose.upper(), {colour: True})
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
@@ -164,7 +169,9 @@ class Reporting:
             node.add_property("verdict", verdict.value)
 
     @pytest.hookimpl(wrapper=True, tryfirst=True)
-    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> Generator[None]:
+    def pytest_terminal_summary(
+        self, terminalreporter: pytest.TerminalReporter, exitstatus: int
+    ) -> Generator[None]:
         """Around pytest's sections: first the errored scenarios, last the suite's summary.
 
         The errored scenarios get blocks as pytest prints the failed ones (ERRORS before
@@ -177,10 +184,10 @@ class Reporting:
                 terminalreporter.write_sep("_", head, red=True, bold=True)
                 terminalreporter.write_line(str(report.longrepr))
         yield
-        self._print_summary(terminalreporter)
+        self._print_summary(terminalreporter, exitstatus == pytest.ExitCode.INTERRUPTED)
 
-    def _print_summary(self, terminal: pytest.TerminalReporter) -> None:
-        if not self.ledger.verdicts:
+    def _print_summary(self, terminal: pytest.TerminalReporter, interrupted: bool) -> None:
+        if not (self.ledger.verdicts or (interrupted and self.collected)):
             return
         header = self.header()
         title = f"{header.adapter} {header.adapter_version}" if header else "?"
@@ -189,7 +196,7 @@ class Reporting:
             terminal.write_line(line)
         if header is not None:
             terminal.write_line(header.line())
-        disagreement = _disagreement(terminal.stats, self.ledger.counts())
+        disagreement = counts_note(terminal.stats, self.ledger.counts())
         width = max(80, shutil.get_terminal_size((100, 24)).columns)
         lines = self.ledger.summary_lines(width)
         if disagreement:
@@ -197,11 +204,17 @@ class Reporting:
             lines.insert(total, disagreement)
         for line in lines:
             terminal.write_line(line)
+        if interrupted:
+            terminal.write_line(
+                f"run interrupted: {len(self.ledger.verdicts)} of {len(self.collected)} "
+                "scenarios got a verdict; the scenario in flight and those after it were not run"
+            )
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         """Put the header into JUnit XML and write ``--conformance-results`` (not in workers)."""
-        if hasattr(self.config, "workerinput") or not self.ledger.verdicts:
+        interrupted = exitstatus == pytest.ExitCode.INTERRUPTED
+        if hasattr(self.config, "workerinput") or not (self.ledger.verdicts or interrupted):
             return
         header = self.header()
         if header is None:
@@ -213,8 +226,14 @@ class Reporting:
         path: Path | None = self.config.getoption("--conformance-results")
         if path is not None:
             created = datetime.now(UTC).isoformat(timespec="seconds")
-            results = Results(header, tuple(self.ledger.results()), created, int(exitstatus))
-            write_results(path, results)
+            scenarios = tuple(self.ledger.results())
+            results = Results(header, scenarios, created, int(exitstatus), interrupted)
+            try:
+                write_results(path, results)
+            except OSError as error:  # checked before the run; the disk can still fill up
+                message = f"--conformance-results: cannot write {path}: {error.strerror or error}"
+                session.config.get_terminal_writer().line(f"ERROR: {message}", red=True)
+                session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
 
 
 class _Step(Protocol):
@@ -230,7 +249,7 @@ def _step_text(step: _Step) -> str:
 _NOT_COUNTED = frozenset({"", "deselected", "warnings"})
 
 
-def _disagreement(stats: Mapping[str, list[object]], counts: Counter[Verdict]) -> str:
+def counts_note(stats: Mapping[str, list[object]], counts: Counter[Verdict]) -> str:
     """Why pytest's closing line counts otherwise than the summary, or ``""`` if it does not."""
     reports = Counter({key: len(found) for key, found in stats.items() if key not in _NOT_COUNTED})
     scenarios = Counter({verdict.value: count for verdict, count in counts.items()})

@@ -18,6 +18,9 @@ A results file is JSON::
       ]
     }
 
+A run stopped by Ctrl-C or SIGTERM adds ``"interrupted": true`` (and exit status 2): its
+``scenarios`` are only those that ended before the interrupt; the one in flight has no verdict.
+
 ``verdict`` is a :class:`~skill_conformance.verdicts.verdict.Verdict`'s value. ``reason`` is, on
 one line and whole, what a failed scenario's step expected and observed, the error of an errored
 one, and the declared reason of an expected failure or a not-applicable scenario.
@@ -104,6 +107,8 @@ class Results:
     scenarios: tuple[ScenarioResult, ...]
     created: str = ""
     exit_status: int | None = None
+    interrupted: bool = False
+    """The run was stopped (Ctrl-C, SIGTERM): :attr:`scenarios` holds only those that ended."""
 
     def counts(self) -> Counter[Verdict]:
         """How many scenarios got each verdict."""
@@ -122,6 +127,7 @@ class Results:
             },
             "created": self.created,
             "exit_status": self.exit_status,
+            **({"interrupted": True} if self.interrupted else {}),
             "counts": {verdict.value: counts[verdict] for verdict in Verdict if counts[verdict]},
             "scenarios": [
                 {
@@ -150,12 +156,16 @@ def load_results(path: Path) -> Results:
         data = json.loads(path.read_text(encoding="utf-8"))
     except OSError as error:
         raise ResultsError(f"{path}: cannot read: {error.strerror or error}") from error
+    except UnicodeDecodeError as error:
+        raise ResultsError(f"{path}: not UTF-8: byte {error.start} cannot be decoded") from None
     except json.JSONDecodeError as error:
         raise ResultsError(f"{path}: not JSON: {error}") from error
+    except RecursionError:
+        raise ResultsError(f"{path}: not a {FORMAT} file: nested too deeply") from None
     try:
         return _parse(data)
-    except (KeyError, TypeError, ValueError) as error:
-        raise ResultsError(f"{path}: not a {FORMAT} file: {error!r}") from error
+    except (KeyError, TypeError, ValueError, AttributeError) as error:
+        raise ResultsError(f"{path}: not a {FORMAT} file: {error!r:.200}") from error
 
 
 def _parse(data: object) -> Results:
@@ -192,4 +202,5 @@ def _parse(data: object) -> Results:
         scenarios=tuple(scenarios),
         created=str(data.get("created", "")),
         exit_status=status if isinstance(status, int) else None,
+        interrupted=data.get("interrupted") is True,
     )

@@ -9,6 +9,8 @@ pool's own MCP servers), enters it (the pool's start-up path), and asks what the
 - ``skill://`` URIs: the pool's ``skill_resolver`` over its extension registry;
 - rebuild: ``pool.skills.refresh()`` then the pool's ``_rebuild_skill_capabilities``;
 - ``load_skill``/``list_skills``: the real tools, with a real ``AgentContext`` on the pool;
+- reading a skill's file: the real ``load_skill`` with ``skill://{skill}/{path}``, the one way
+  production serves a skill's file to an agent (its reader has no public entry of its own);
 - agent paths: a child session created through the pool's session controller (a parent session,
   then a session naming it as parent, so the factory's child path runs), and a standalone agent
   built from its config and given the pool's providers by the factory's
@@ -44,6 +46,7 @@ from skill_conformance.adapters.agentpool.translate import (
     error_kind_for,
     parse_listing,
     scope_keywords,
+    skill_file_uri,
 )
 
 __all__ = [
@@ -56,6 +59,7 @@ __all__ = [
     "not_installed_message",
     "parse_listing",
     "scope_keywords",
+    "skill_file_uri",
     "source_revision",
     "unsupported_for",
     "version_label",

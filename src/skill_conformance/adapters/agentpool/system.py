@@ -25,6 +25,7 @@ from skill_conformance.adapters.agentpool.translate import (
     error_kind_for,
     parse_listing,
     scope_keywords,
+    skill_file_uri,
 )
 from skill_conformance.adapters.import_path import ImportPath
 from skill_conformance.adapters.scripted_model import Script
@@ -192,6 +193,10 @@ class AgentpoolSystem(AsyncSkillSystem):
     @override
     async def list_skills(self) -> Sequence[SkillListing]:
         return parse_listing(str(await self._guard(self._skill_tool("list_skills", {}))))
+
+    @override
+    async def read_skill_file(self, skill: str, path: str) -> str:
+        return await self.load_skill(skill_file_uri(skill, path))
 
     # -- registry, rebuild, lifecycle ------------------------------------------------------------
 

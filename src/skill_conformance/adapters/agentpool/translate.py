@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from urllib.parse import quote
 
 from skill_conformance.adapters.agentpool.pool import AGENT, SESSION
 from skill_conformance.port import ErrorKind, Scope, SkillListing
@@ -67,3 +68,12 @@ def parse_listing(text: str) -> list[SkillListing]:
             last = entries[-1]
             entries[-1] = SkillListing(last.name, last.description, last.source, uri["uri"])
     return entries
+
+
+def skill_file_uri(skill: str, path: str) -> str:
+    """The ``skill://`` URI through which the real ``load_skill`` reads ``path`` of ``skill``.
+
+    The path is percent-encoded (``/`` kept), so that the real parser's one decoding gives it
+    back exactly as given.
+    """
+    return f"skill://{quote(skill, safe='')}/{quote(path, safe='/')}"

@@ -88,7 +88,7 @@ def _runs(columns: Sequence[Column], spec_digest: str) -> str:
         ("Suite version", [_e(c.results.header.suite_version) for c in columns]),
         ("Spec digest", [_digest(c.results.header.spec_digest, spec_digest) for c in columns]),
         ("Run at", [_e(c.results.created or "?") for c in columns]),
-        ("Exit status", [_exit(c.results.exit_status) for c in columns]),
+        ("Exit status", [_exit(c.results.exit_status, c.results.interrupted) for c in columns]),
         ("Verdicts", [_chips(c.results.counts(), long=True) for c in columns]),
     ]
     lines = ['<h2 id="runs">Runs</h2>', '<table class="runs">']
@@ -106,7 +106,9 @@ def _digest(digest: str, expected: str) -> str:
     return f'{shown} <span class="warning">differs from these specs</span>'
 
 
-def _exit(status: int | None) -> str:
+def _exit(status: int | None, interrupted: bool = False) -> str:
+    if interrupted:
+        return f'<span class="warning">{status} (interrupted: partial run)</span>'
     if status is None:
         return "?"
     return f"{status} (gate passes)" if status == 0 else f'<span class="warning">{status}</span>'

@@ -57,7 +57,6 @@ Feature: widget-store
       Free text first.
       \##### A level-5 header stays text
       \Given this line is text, not a step
-      \* neither is this one
       \@not-a-tag
       | not | a | table |
 

@@ -24,8 +24,8 @@ Feature: plain-bullets
 
     @id:plain-bullets-shall-work.mixed-with-notes
     Scenario: Mixed with notes
-      - **NOTE**: this bullet is no step; it becomes description
-      - Android is no AND step either
+      **NOTE**: this line is no step; it becomes description
 
       When something happens
+      When something else happens
       Then it is seen

@@ -1,0 +1,283 @@
+"""Read one ``SKILL.md`` safely: bounded bytes from a regular file, then bounded YAML.
+
+Every way a file can hurt the process reading it is refused here with a :class:`FrontmatterError`
+(a message and, where known, the file line): a path that is not a regular file (a folder, a named
+pipe, a device) or that leads out of its skill's folder, more than :data:`MAX_FILE_BYTES`, a
+frontmatter over :data:`MAX_FRONTMATTER_BYTES`, YAML nesting deeper than :data:`MAX_DEPTH` or whose
+aliases stand for more than :data:`MAX_VALUES` values, and a key written twice. The file is opened
+without blocking and checked with ``fstat`` on the open descriptor, so what is read is what was
+checked, and a pipe that nobody writes to cannot hold up start-up.
+"""
+
+from __future__ import annotations
+
+import codecs
+import os
+import re
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+__all__ = [
+    "FIRST_HEADER_LINE",
+    "MAX_DEPTH",
+    "MAX_FILE_BYTES",
+    "MAX_FRONTMATTER_BYTES",
+    "MAX_VALUES",
+    "Frontmatter",
+    "FrontmatterError",
+    "read_skill_file",
+]
+
+MAX_FILE_BYTES = 1024 * 1024
+"""The largest ``SKILL.md`` read, in bytes."""
+MAX_FRONTMATTER_BYTES = 64 * 1024
+"""The largest frontmatter parsed, in bytes (UTF-8, between the two ``---`` lines)."""
+MAX_DEPTH = 64
+"""The deepest nesting of YAML collections accepted."""
+MAX_VALUES = 10_000
+"""The most YAML values a frontmatter may stand for, every alias counted as what it repeats."""
+
+FIRST_HEADER_LINE = 2
+"""The file line of the frontmatter's first line: line 1 is the opening ``---``."""
+
+_OPEN_FLAGS = (
+    os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+)
+_KINDS = {
+    stat.S_ISDIR: "a folder",
+    stat.S_ISFIFO: "a named pipe",
+    stat.S_ISCHR: "a character device",
+    stat.S_ISBLK: "a block device",
+    stat.S_ISSOCK: "a socket",
+}
+_COLON_VALUE = re.compile(r"(?P<key>[A-Za-z0-9_-]+):[ \t]+(?P<value>[^\s\"'\[\]{}|>&*!%@`#].*: .*)")
+"""A top-level field whose plain value holds ``: ``, which YAML cannot read unquoted."""
+_TOP_LEVEL_KEY = re.compile(r"(?P<key>[A-Za-z0-9_-]+):(?:\s|$)")
+
+
+class FrontmatterError(Exception):
+    """A ``SKILL.md`` cannot be used; ``line`` is the file line when known."""
+
+    def __init__(self, message: str, line: int | None = None) -> None:
+        super().__init__(message)
+        self.line = line
+
+
+@dataclass(frozen=True)
+class Frontmatter:
+    """A ``SKILL.md`` read: its fields, their YAML nodes (for lines) and the instructions."""
+
+    data: object
+    node: yaml.Node | None
+    body: str
+
+
+def read_skill_file(path: Path) -> Frontmatter:
+    """Read ``path`` (a skill folder's ``SKILL.md``): checked bytes, split, parsed."""
+    text = _decode(_read_bytes(path))
+    header, body = _split(text)
+    size = len(header.encode("utf-8"))
+    if size > MAX_FRONTMATTER_BYTES:
+        raise FrontmatterError(
+            f"frontmatter: {size} bytes, more than the limit of {MAX_FRONTMATTER_BYTES}",
+            FIRST_HEADER_LINE,
+        )
+    node, data = _parse(header)
+    return Frontmatter(data, node, body)
+
+
+# -- bytes -------------------------------------------------------------------------------------
+
+
+def _read_bytes(path: Path) -> bytes:
+    folder = path.parent.resolve()
+    target = path.resolve()
+    if not target.is_relative_to(folder):
+        raise FrontmatterError("SKILL.md: a link leading out of the skill's folder; not read")
+    try:
+        descriptor = os.open(target, _OPEN_FLAGS)
+    except OSError as error:
+        raise FrontmatterError(f"SKILL.md: cannot read ({error.strerror})") from None
+    try:
+        info = os.fstat(descriptor)
+        for is_kind, kind in _KINDS.items():
+            if is_kind(info.st_mode):
+                raise FrontmatterError(f"SKILL.md: {kind}, not a regular file; not read")
+        if not stat.S_ISREG(info.st_mode):
+            raise FrontmatterError("SKILL.md: not a regular file; not read")
+        if info.st_size > MAX_FILE_BYTES:
+            raise _too_large(info.st_size)
+        chunks, size = [], 0
+        while chunk := os.read(descriptor, MAX_FILE_BYTES + 1 - size):
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > MAX_FILE_BYTES:
+                raise _too_large(size)
+        return b"".join(chunks)
+    finally:
+        os.close(descriptor)
+
+
+def _too_large(size: int) -> FrontmatterError:
+    return FrontmatterError(f"SKILL.md: {size} bytes, more than the limit of {MAX_FILE_BYTES}")
+
+
+def _decode(data: bytes) -> str:
+    data = data.removeprefix(codecs.BOM_UTF8)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data[: error.start].count(b"\n") + 1
+        raise FrontmatterError(
+            f"SKILL.md: not UTF-8 (byte 0x{data[error.start]:02x} at offset {error.start})", line
+        ) from None
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _split(text: str) -> tuple[str, str]:
+    """The frontmatter and the instructions: the file ends its frontmatter at a line of ``---``."""
+    opening, newline, rest = text.partition("\n")
+    if opening.strip() != "---":
+        raise FrontmatterError("frontmatter: missing (the file must start with '---')", 1)
+    if not newline:
+        raise FrontmatterError("frontmatter: not closed by '---'", 1)
+    start = 0
+    while start <= len(rest):
+        end = rest.find("\n", start)
+        line = rest[start:] if end < 0 else rest[start:end]
+        if line.strip() == "---":
+            return rest[:start], "" if end < 0 else rest[end + 1 :]
+        if end < 0:
+            break
+        start = end + 1
+    raise FrontmatterError("frontmatter: not closed by '---'", 1)
+
+
+# -- YAML ---------------------------------------------------------------------------------------
+
+
+class _LimitError(yaml.MarkedYAMLError):
+    """The frontmatter goes past a limit of :class:`_BoundedLoader`."""
+
+
+class _BoundedLoader(yaml.SafeLoader):
+    """PyYAML's safe loader with a bound on nesting, on alias expansion and on repeated keys."""
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self._depth = 0
+        self._values = 0
+        self._sizes: dict[str, int] = {}
+
+    def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
+        event: yaml.Event = self.peek_event()  # type: ignore[no-untyped-call]
+        if isinstance(event, yaml.AliasEvent):
+            self._count(self._sizes.get(str(event.anchor), 1), event)
+            return super().compose_node(parent, index)
+        self._depth += 1
+        if self._depth > MAX_DEPTH:
+            raise _LimitError(
+                None, None, f"collections nest deeper than {MAX_DEPTH} levels", _mark(event)
+            )
+        before = self._values
+        self._count(1, event)
+        node = super().compose_node(parent, index)
+        self._depth -= 1
+        anchor = getattr(event, "anchor", None)
+        if anchor is not None:
+            self._sizes[str(anchor)] = self._values - before
+        return node
+
+    def _count(self, values: int, event: yaml.Event) -> None:
+        self._values += values
+        if self._values > MAX_VALUES:
+            raise _LimitError(None, None, f"stands for more than {MAX_VALUES} values", _mark(event))
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[object, object]:
+        seen: set[tuple[str, str]] = set()
+        for key, _ in node.value:
+            if isinstance(key, yaml.ScalarNode) and key.tag != "tag:yaml.org,2002:merge":
+                if (key.tag, key.value) in seen:
+                    raise _LimitError(
+                        None, None, f"key {_excerpt(key.value)} written twice", key.start_mark
+                    )
+                seen.add((key.tag, key.value))
+        return super().construct_mapping(node, deep=deep)
+
+
+def _mark(event: yaml.Event) -> yaml.error.Mark | None:
+    mark = event.start_mark
+    return mark if isinstance(mark, yaml.error.Mark) else None
+
+
+def _parse(header: str) -> tuple[yaml.Node | None, object]:
+    try:
+        return _load(header)
+    except _LimitError as error:
+        line = None if error.problem_mark is None else error.problem_mark.line
+        field = _field_at(header, line)
+        where = None if line is None else line + FIRST_HEADER_LINE
+        raise FrontmatterError(f"{field}: {error.problem}", where) from None
+    except yaml.YAMLError as error:
+        fallback = _quote_colon_values(header)
+        if fallback != header:
+            try:
+                return _load(fallback)
+            except yaml.YAMLError:
+                pass
+        line, message = _yaml_problem(error, header)
+        raise FrontmatterError(f"frontmatter: malformed YAML: {message}", line) from None
+    except (RecursionError, MemoryError) as error:
+        message = f"frontmatter: too complex to read ({type(error).__name__})"
+        raise FrontmatterError(message, FIRST_HEADER_LINE) from None
+
+
+def _load(header: str) -> tuple[yaml.Node | None, object]:
+    loader = _BoundedLoader(header)
+    try:
+        node = loader.get_single_node()
+        return node, None if node is None else loader.construct_document(node)
+    finally:
+        loader.dispose()
+
+
+def _field_at(header: str, line: int | None) -> str:
+    """The top-level field that header line ``line`` (from 0) belongs to; else ``frontmatter``."""
+    if line is None:
+        return "frontmatter"
+    for text in reversed(header.split("\n")[: line + 1]):
+        if match := _TOP_LEVEL_KEY.match(text):
+            return match["key"]
+    return "frontmatter"
+
+
+def _quote_colon_values(header: str) -> str:
+    """``header`` with each unquoted top-level value holding ``: `` single-quoted."""
+
+    def quoted(match: re.Match[str]) -> str:
+        value = match["value"].rstrip().replace("'", "''")
+        return f"{match['key']}: '{value}'"
+
+    return "\n".join(_COLON_VALUE.sub(quoted, line, count=1) for line in header.split("\n"))
+
+
+def _yaml_problem(error: yaml.YAMLError, header: str) -> tuple[int | None, str]:
+    """The file line and the one-line text of a YAML error in ``header``."""
+    if isinstance(error, yaml.reader.ReaderError):
+        # A character YAML refuses: the reader gives its offset in the header, not a line.
+        line = header[: error.position].count("\n") + FIRST_HEADER_LINE
+        return line, f"character {chr(error.character)!r} is not allowed in YAML"
+    if not isinstance(error, yaml.MarkedYAMLError):
+        return None, _excerpt(" ".join(str(error).split()), quote=False)
+    mark = error.context_mark or error.problem_mark
+    words = [part for part in (error.context, error.problem) if part]
+    message = " ".join(": ".join(words).split()) if words else "cannot parse"
+    return (mark.line + FIRST_HEADER_LINE if mark is not None else None), message
+
+
+def _excerpt(text: str, *, quote: bool = True, limit: int = 60) -> str:
+    shown = repr(text) if quote else text
+    return shown if len(shown) <= limit else shown[: limit - 1] + "…"

@@ -1,0 +1,42 @@
+"""Checking options before any work starts, each refusal one line naming the option and value."""
+
+from __future__ import annotations
+
+import math
+import os
+from pathlib import Path
+
+__all__ = ["OptionError", "positive_seconds", "writable_file"]
+
+
+class OptionError(ValueError):
+    """An option's value cannot be used; the message is one line naming option and value."""
+
+
+def positive_seconds(option: str, text: object) -> float:
+    """``text`` as a number of seconds, which must be positive and finite."""
+    try:
+        value = float(str(text))
+    except ValueError:
+        raise OptionError(f"{option}: {text!s:.80} is not a number of seconds") from None
+    if not math.isfinite(value) or value <= 0:
+        raise OptionError(f"{option}: {text!s:.80} is not a positive, finite number of seconds")
+    return value
+
+
+def writable_file(option: str, path: Path) -> Path:
+    """``path``, if a file can be written there (its folder created as needed); else refuse."""
+    if path.is_dir():
+        raise OptionError(f"{option}: {path} is a directory, not a file")
+    folder = path.parent
+    while not folder.exists():
+        if folder.is_symlink():  # a dangling link: mkdir would fail on it
+            raise OptionError(f"{option}: {folder} is a broken symbolic link")
+        folder = folder.parent
+    if not folder.is_dir():
+        raise OptionError(f"{option}: {folder} is not a directory, so {path} cannot be written")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise OptionError(f"{option}: {folder} is not writable, so {path} cannot be written")
+    if path.exists() and not os.access(path, os.W_OK):
+        raise OptionError(f"{option}: {path} is not writable")
+    return path

@@ -1,0 +1,310 @@
+"""Steps of the skill-loading capability: SKILL.md files as written, and what becomes of them.
+
+A ``SKILL.md`` here is given byte for byte (a doc string, with a byte order mark or other line
+endings when the step says so), generated to a size, or made something other than a regular file.
+Everything is observed through the port: ``list_skills``, ``load_skill`` and the problems reported.
+"""
+
+from __future__ import annotations
+
+import re
+
+from pytest_bdd import given, parsers, then
+
+from skill_conformance.port import SkillListing
+from skill_conformance.runtime.context import ScenarioContext
+from skill_conformance.steps._parsing import step
+from skill_conformance.verdicts import expect
+
+_BOM = b"\xef\xbb\xbf"
+_ENDINGS = {"CRLF": "\r\n", "CR": "\r", "LF": "\n"}
+_UNITS = {"KiB": 1024, "MiB": 1024 * 1024, "MB": 1000 * 1000}
+
+
+def _text(docstring: str, ending: str = "\n") -> bytes:
+    return ("\n".join(docstring.splitlines()) + "\n").replace("\n", ending).encode()
+
+
+def _frontmatter(folder: str, *lines: str, body: str = "") -> bytes:
+    name = folder.rsplit("/", 1)[-1]
+    header = "\n".join([f"name: {name}", *lines])
+    return f"---\n{header}\n---\n{body or f'Body of {name}.'}\n".encode()
+
+
+def _size(count: int, unit: str) -> int:
+    assert unit in _UNITS, f"unknown unit {unit!r}; use one of {sorted(_UNITS)}"
+    return count * _UNITS[unit]
+
+
+# -- SKILL.md as written -----
+
+
+@given(step("a skill folder `{folder:v}` whose `SKILL.md` reads"))
+def given_skill_file(conformance: ScenarioContext, folder: str, docstring: str) -> None:
+    conformance.world.skill_file_bytes(folder, _text(docstring))
+
+
+@given(
+    step(
+        "a skill folder `{folder:v}` whose `SKILL.md` starts with a UTF-8 byte order mark"
+        " and then reads"
+    )
+)
+def given_skill_file_with_bom(conformance: ScenarioContext, folder: str, docstring: str) -> None:
+    conformance.world.skill_file_bytes(folder, _BOM + _text(docstring))
+
+
+@given(step("a skill folder `{folder:v}` whose `SKILL.md` has `{ending:v}` line endings and reads"))
+def given_skill_file_with_endings(
+    conformance: ScenarioContext, folder: str, ending: str, docstring: str
+) -> None:
+    assert ending in _ENDINGS, f"unknown line ending {ending!r}; use one of {sorted(_ENDINGS)}"
+    conformance.world.skill_file_bytes(folder, _text(docstring, _ENDINGS[ending]))
+
+
+# -- SKILL.md generated to a size or a shape -----
+
+
+@given(step("a skill folder `{folder:v}` whose description is {length:n} characters long"))
+def given_description_of_length(conformance: ScenarioContext, folder: str, length: int) -> None:
+    conformance.world.skill_file_bytes(folder, _frontmatter(folder, f"description: {'d' * length}"))
+
+
+@given(step("a skill folder `{folder:v}` whose name is {length:n} characters long"))
+def given_name_of_length(conformance: ScenarioContext, folder: str, length: int) -> None:
+    data = f"---\nname: {'n' * length}\ndescription: A long name.\n---\nBody.\n".encode()
+    conformance.world.skill_file_bytes(folder, data)
+
+
+@given(step("a skill folder `{folder:v}` whose `SKILL.md` has instructions of {count:n} {unit:w}"))
+def given_instructions_of_size(
+    conformance: ScenarioContext, folder: str, count: int, unit: str
+) -> None:
+    line = "Instructions that go on and on.\n"
+    body = line * (_size(count, unit) // len(line) + 1)
+    data = _frontmatter(folder, "description: Sized instructions.", body=body)
+    conformance.world.skill_file_bytes(folder, data)
+
+
+@given(step("a skill folder `{folder:v}` whose frontmatter is {count:n} {unit:w} long"))
+def given_frontmatter_of_size(
+    conformance: ScenarioContext, folder: str, count: int, unit: str
+) -> None:
+    # Padded with comment lines: valid YAML of the size asked that adds no field and no value.
+    header = f"name: {folder}\ndescription: A padded frontmatter.\n"
+    missing = _size(count, unit) - len(header)
+    line = "# " + "p" * 77 + "\n"
+    padding = line * (missing // len(line))
+    rest = missing - len(padding)
+    if rest >= 2:
+        padding += "#" * (rest - 1) + "\n"
+    data = f"---\n{header}{padding}---\nBody of {folder}.\n".encode()
+    conformance.world.skill_file_bytes(folder, data)
+
+
+@given(step("a skill folder `{folder:v}` whose description nests {depth:n} flow sequences"))
+def given_nested_description(conformance: ScenarioContext, folder: str, depth: int) -> None:
+    data = _frontmatter(folder, f"description: {'[' * depth}{']' * depth}")
+    conformance.world.skill_file_bytes(folder, data)
+
+
+# -- SKILL.md that is not a regular file, and what else a skills directory holds -----
+
+
+@given(step("a skill folder `{folder:v}` whose `SKILL.md` is a folder"))
+def given_skill_file_folder(conformance: ScenarioContext, folder: str) -> None:
+    conformance.world.skill_file_folder(folder)
+
+
+@given(step("a skill folder `{folder:v}` whose `SKILL.md` is a named pipe"))
+def given_skill_file_pipe(conformance: ScenarioContext, folder: str) -> None:
+    conformance.world.skill_file_pipe(folder)
+
+
+@given(step("a skill folder `{folder:v}` whose `SKILL.md` is a symbolic link to `{target:v}`"))
+def given_skill_file_link(conformance: ScenarioContext, folder: str, target: str) -> None:
+    conformance.world.skill_file_link(folder, target)
+
+
+@given(
+    step(
+        "a skill folder `{folder:v}` whose `SKILL.md` is a symbolic link to a file outside"
+        " the skills directory that reads"
+    )
+)
+def given_skill_file_link_outside(
+    conformance: ScenarioContext, folder: str, docstring: str
+) -> None:
+    outside = conformance.world.outside_file(f"outside-{folder}.md", _text(docstring).decode())
+    conformance.world.skill_file_link(folder, outside)
+
+
+@given(step("a file `{name:v}` directly in the skills directory"))
+def given_stray_file(conformance: ScenarioContext, name: str) -> None:
+    conformance.world.stray_file(name)
+
+
+@given(step("an empty folder `{name:v}` in the skills directory"))
+def given_empty_folder(conformance: ScenarioContext, name: str) -> None:
+    conformance.world.empty_folder(name)
+
+
+@given(
+    step("the skill `{skill:v}` allows only the tools {tools:vs}, written as the string `{text:v}`")
+)
+def given_allowed_tools_string(
+    conformance: ScenarioContext, skill: str, tools: list[str], text: str
+) -> None:
+    assert sorted(re.split(r"[\s,]+", text.strip())) == sorted(tools), (
+        f"the string {text!r} does not name exactly {tools}"
+    )
+    conformance.world.skill(skill).allowed_tools = text
+
+
+# -- what the agent gets -----
+
+
+def _listing(conformance: ScenarioContext) -> list[SkillListing]:
+    if conformance.listing is None:
+        conformance.listing = list(conformance.start().list_skills())
+    return conformance.listing
+
+
+def _excerpt(text: str, limit: int = 200) -> str:
+    shown = repr(text)
+    return shown if len(shown) <= limit else f"{shown[:limit]}... ({len(text)} characters)"
+
+
+@then(step("the listed skill `{name:v}` has the description `{text:v}`"))
+def then_listed_description(conformance: ScenarioContext, name: str, text: str) -> None:
+    entries = [entry for entry in _listing(conformance) if entry.name == name]
+    expect(
+        len(entries) == 1,
+        f"list_skills has {len(entries)} entries named {name!r}",
+        expected=f"one entry named {name!r}",
+        observed=f"{[entry.name for entry in _listing(conformance)]}",
+    )
+    expect(
+        entries[0].description == text,
+        f"the listed skill {name!r} has another description",
+        expected=repr(text),
+        observed=_excerpt(entries[0].description),
+    )
+
+
+def _loaded(conformance: ScenarioContext, name: str) -> str:
+    text = conformance.start().load_skill(name)
+    expect(
+        isinstance(text, str),
+        f"load_skill({name!r}) did not return text",
+        expected="a str",
+        observed=type(text).__name__,
+    )
+    return text
+
+
+def _expect_loaded_text(name: str, loaded: str, text: str) -> None:
+    expect(
+        text in loaded,
+        f"what load_skill({name!r}) returns lacks the text",
+        expected=f"a text containing {text!r}",
+        observed=_excerpt(loaded),
+    )
+
+
+@then(step("the skill `{name:v}` loads with the text `{text:v}`"))
+def then_loads_with(conformance: ScenarioContext, name: str, text: str) -> None:
+    _expect_loaded_text(name, _loaded(conformance, name), text)
+
+
+@then(step("the skill `{name:v}` loads with the text `{text:v}` and no carriage return"))
+def then_loads_without_cr(conformance: ScenarioContext, name: str, text: str) -> None:
+    loaded = _loaded(conformance, name)
+    _expect_loaded_text(name, loaded, text)
+    expect(
+        "\r" not in loaded,
+        f"what load_skill({name!r}) returns holds a carriage return",
+        expected="no carriage return",
+        observed=_excerpt(loaded),
+    )
+
+
+@then(step("the skill `{name:v}` still loads"))
+def then_still_loads(conformance: ScenarioContext, name: str) -> None:
+    expected = conformance.world.skill(name).body()
+    _expect_loaded_text(name, _loaded(conformance, name), expected)
+
+
+@then(step("no listed description or loaded text contains `{text:v}`"))
+def then_nothing_leaks(conformance: ScenarioContext, text: str) -> None:
+    for entry in _listing(conformance):
+        for where, found in (
+            ("description", entry.description),
+            ("text", _loaded(conformance, entry.name)),
+        ):
+            expect(
+                text not in found,
+                f"the {where} of {entry.name!r} holds what only a file outside holds",
+                expected=f"no {text!r}",
+                observed=_excerpt(found),
+            )
+
+
+# -- problems -----
+
+
+def _problems_naming(conformance: ScenarioContext, path: str) -> str:
+    problems = list(conformance.start().problems())
+    naming = [p for p in problems if path in p]
+    expect(
+        len(naming) == 1,
+        f"{len(naming)} problems name {path!r}",
+        expected=f"exactly one problem naming {path!r}",
+        observed=f"{[_excerpt(p) for p in problems]}",
+    )
+    return naming[0]
+
+
+@then(step("exactly one problem names `{path:v}`"))
+def then_one_problem(conformance: ScenarioContext, path: str) -> None:
+    _problems_naming(conformance, path)
+
+
+def _expect_field(problem: str, field: str) -> None:
+    expect(
+        field in problem,
+        "the problem does not name the field",
+        expected=f"a problem naming {field!r}",
+        observed=_excerpt(problem),
+    )
+
+
+@then(step("exactly one problem names `{path:v}` and `{field:v}`"))
+def then_one_problem_field(conformance: ScenarioContext, path: str, field: str) -> None:
+    _expect_field(_problems_naming(conformance, path), field)
+
+
+@then(step("exactly one problem names `{path:v}`, the line {line:n} and `{field:v}`"))
+def then_one_problem_line(conformance: ScenarioContext, path: str, line: int, field: str) -> None:
+    problem = _problems_naming(conformance, path)
+    _expect_field(problem, field)
+    where = rf"{re.escape(path)}:{line}(?![0-9])|\bline {line}(?![0-9])"
+    expect(
+        re.search(where, problem) is not None,
+        "the problem does not name the line",
+        expected=f"'{path}:{line}' or 'line {line}'",
+        observed=_excerpt(problem),
+    )
+
+
+@then(parsers.parse("every problem is one line of at most {limit:d} characters"))
+def then_problems_bounded(conformance: ScenarioContext, limit: int) -> None:
+    problems = list(conformance.start().problems())
+    expect(bool(problems), "no problem was reported", expected="problems", observed="none")
+    for problem in problems:
+        expect(
+            not {"\n", "\r"} & set(problem) and len(problem) <= limit,
+            "a problem is not one short line",
+            expected=f"one line of at most {limit} characters",
+            observed=f"{len(problem)} characters: {_excerpt(problem)}",
+        )

@@ -1,0 +1,359 @@
+"""Broken variants of how the reference turns a skills directory into skills (skill-loading).
+
+The loader is made of functions, not classes, so a mutant here is a loading function for
+the pool's ``loader`` (``SkillPool(loader=...)``): the reference's ``load_skills`` with one piece of ``reference.frontmatter``
+or ``reference.loader`` swapped for the length of the call (every mutant runs in a suite process of
+its own), or with its result changed afterwards. Each is a bug seen in skill loaders elsewhere.
+
+Three of them stand in for a read or a walk without end (a device read whole, a billion-value
+alias expansion printed into a problem, 10 MB of YAML parsed): they stop at a bound and end the
+way the unbounded version ends, a ``MemoryError`` or a long stall, so that a mutant run cannot
+exhaust the machine.
+"""
+
+from __future__ import annotations
+
+import codecs
+import os
+import re
+import time
+from collections.abc import Callable
+from contextlib import ExitStack
+from pathlib import Path
+from unittest import mock
+
+import yaml
+
+from skill_conformance.reference import frontmatter, loader
+from skill_conformance.reference.frontmatter import FrontmatterError
+from skill_conformance.reference.loader import LoadResult, load_skill_dir, load_skills
+from skill_conformance.reference.skill import Skill
+from tests.mutants.base import mutant
+
+_Load = Callable[[Path], LoadResult]
+
+# The reference's own pieces, kept before any swap so that a mutant can call the original.
+_split = frontmatter._split
+_parse = frontmatter._parse
+_read_bytes = frontmatter._read_bytes
+_allowed_tools = loader._allowed_tools
+
+
+def _swapping(*swaps: tuple[object, str, object]) -> _Load:
+    """``load_skills`` with each ``(module or class, attribute, value)`` swapped during the call."""
+
+    def load(skills_dir: Path) -> LoadResult:
+        with ExitStack() as stack:
+            for target, attribute, value in swaps:
+                stack.enter_context(mock.patch.object(target, attribute, value))
+            return load_skills(skills_dir)
+
+    return load
+
+
+def _scanning(folders: Callable[[Path], list[Path]]) -> _Load:
+    """``load_skills`` over the skill folders ``folders`` finds, instead of the direct ones."""
+
+    def load(skills_dir: Path) -> LoadResult:
+        result = LoadResult()
+        found: dict[str, Path] = {}
+        for directory in folders(skills_dir):
+            skill = load_skill_dir(directory, result.problems)
+            if skill is not None:
+                loader._add(result, found, skill, directory)
+        return result
+
+    return load
+
+
+# -- which folders are skills -----
+
+
+def _every_folder(skills_dir: Path) -> list[Path]:
+    return sorted(path for path in skills_dir.iterdir() if path.is_dir())
+
+
+def _every_skill_md(skills_dir: Path) -> list[Path]:
+    return sorted(path.parent for path in skills_dir.rglob("SKILL.md"))
+
+
+ScansHiddenFoldersMutant = mutant("ScansHiddenFoldersMutant", loader=_scanning(_every_folder))
+ScansNestedFoldersMutant = mutant("ScansNestedFoldersMutant", loader=_scanning(_every_skill_md))
+
+
+# -- bytes to text -----
+
+
+def _decode_keeping_bom(data: bytes) -> str:
+    return data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _decode_keeping_endings(data: bytes) -> str:
+    return data.removeprefix(codecs.BOM_UTF8).decode("utf-8")
+
+
+KeepsTheByteOrderMarkMutant = mutant(
+    "KeepsTheByteOrderMarkMutant", loader=_swapping((frontmatter, "_decode", _decode_keeping_bom))
+)
+KeepsLineEndingsMutant = mutant(
+    "KeepsLineEndingsMutant", loader=_swapping((frontmatter, "_decode", _decode_keeping_endings))
+)
+
+
+# -- frontmatter and instructions -----
+
+
+def _split_at_every_dashes(text: str) -> tuple[str, str]:
+    before, _, rest = text.partition("---")
+    header, dashes, body = rest.partition("---")
+    if before.strip() or not dashes:
+        raise FrontmatterError("frontmatter: missing", 1)
+    return header.lstrip("\n"), body.lstrip("\n")
+
+
+def _split_at_the_last_field(text: str) -> tuple[str, str]:
+    try:
+        return _split(text)
+    except FrontmatterError:
+        lines = text.split("\n")[1:]
+        fields = 0
+        while fields < len(lines) and re.match(r"[A-Za-z0-9_-]+:", lines[fields]):
+            fields += 1
+        return "\n".join(lines[:fields]), "\n".join(lines[fields:])
+
+
+def _hand_rolled(header: str) -> tuple[yaml.Node | None, object]:
+    data = {}
+    for line in header.split("\n"):
+        key, colon, value = line.partition(":")
+        if colon and not line.startswith((" ", "\t", "-", "#")):
+            data[key.strip()] = value.strip()
+    return None, data
+
+
+SplitsAtEveryDashesMutant = mutant(
+    "SplitsAtEveryDashesMutant", loader=_swapping((frontmatter, "_split", _split_at_every_dashes))
+)
+UnclosedFrontmatterLoadsMutant = mutant(
+    "UnclosedFrontmatterLoadsMutant",
+    loader=_swapping((frontmatter, "_split", _split_at_the_last_field)),
+)
+HandRolledFrontmatterMutant = mutant(
+    "HandRolledFrontmatterMutant", loader=_swapping((frontmatter, "_load", _hand_rolled))
+)
+ReadsNoColonValuesMutant = mutant(
+    "ReadsNoColonValuesMutant",
+    loader=_swapping((frontmatter, "_quote_colon_values", lambda header: header)),
+)
+
+
+# -- names, descriptions, fields -----
+
+
+def _lowercase(name: str) -> bool:
+    return bool(name) and name == name.lower() and "--" not in name and name.strip("-") == name
+
+
+def _refusing_mismatches(skills_dir: Path) -> LoadResult:
+    result = load_skills(skills_dir)
+    for name, skill in list(result.skills.items()):
+        if skill.directory is not None and skill.directory.name != name:
+            del result.skills[name]
+    return result
+
+
+def _last_wins(result: LoadResult, found: dict[str, Path], skill: Skill, directory: Path) -> None:
+    result.skills[skill.name] = skill
+    found[skill.name] = directory
+
+
+def _first_wins(result: LoadResult, found: dict[str, Path], skill: Skill, directory: Path) -> None:
+    result.skills.setdefault(skill.name, skill)
+    found.setdefault(skill.name, directory)
+
+
+_AGENTPOOL_FIELDS = frozenset({"name", "description", "allowed-tools", "tools", "mcp-servers"})
+
+
+def _refusing_unknown_fields(skills_dir: Path) -> LoadResult:
+    with mock.patch.object(loader, "_FIELDS", _AGENTPOOL_FIELDS):
+        result = load_skills(skills_dir)
+    for name, skill in list(result.skills.items()):
+        assert skill.directory is not None
+        path = str(skill.directory / "SKILL.md")
+        if any(path in p and "unknown frontmatter field" in p for p in result.problems):
+            del result.skills[name]
+    return result
+
+
+def _allowed_tools_as_one_name(value: object) -> frozenset[str] | None:
+    return frozenset([value]) if isinstance(value, str) else _allowed_tools(value)
+
+
+AcceptsAnyLowercaseNameMutant = mutant(
+    "AcceptsAnyLowercaseNameMutant",
+    loader=_swapping((loader, "is_valid_skill_name", _lowercase)),
+)
+RefusesNameMismatchMutant = mutant("RefusesNameMismatchMutant", loader=_refusing_mismatches)
+LastOfOneNameWinsMutant = mutant(
+    "LastOfOneNameWinsMutant", loader=_swapping((loader, "_add", _last_wins))
+)
+FirstOfOneNameWinsMutant = mutant(
+    "FirstOfOneNameWinsMutant", loader=_swapping((loader, "_add", _first_wins))
+)
+NoDescriptionLimitMutant = mutant(
+    "NoDescriptionLimitMutant", loader=_swapping((loader, "MAX_DESCRIPTION_LENGTH", 10**9))
+)
+RefusesUnknownFieldsMutant = mutant("RefusesUnknownFieldsMutant", loader=_refusing_unknown_fields)
+AllowedToolsAsOneNameMutant = mutant(
+    "AllowedToolsAsOneNameMutant",
+    loader=_swapping(
+        (loader, "_allowed_tools", _allowed_tools_as_one_name),
+    ),
+)
+KeepsTheLastOfARepeatedKeyMutant = mutant(
+    "KeepsTheLastOfARepeatedKeyMutant",
+    loader=_swapping(
+        (frontmatter._BoundedLoader, "construct_mapping", yaml.SafeLoader.construct_mapping)
+    ),
+)
+
+
+# -- what is read, and how much -----
+
+
+def _read_folders_unchecked(path: Path) -> bytes:
+    # What opening SKILL.md without looking at what it is, and letting the error out, does.
+    return path.read_bytes() if path.is_dir() else _read_bytes(path)
+
+
+def _open_blocking(path: Path) -> bytes:
+    # Opening a named pipe for reading waits for a writer that never comes.
+    if path.is_fifo():
+        with path.open("rb") as handle:
+            return handle.read()
+    return _read_bytes(path)
+
+
+_DEVICE_STAND_IN = 256 * 1024 * 1024
+
+
+def _read_devices_whole(path: Path) -> bytes:
+    # Reading /dev/zero to its end never ends: read 256 MiB (discarded), then fail as memory would.
+    target = path.resolve()
+    if target.is_char_device():
+        descriptor = os.open(target, os.O_RDONLY)
+        try:
+            total = 0
+            while total < _DEVICE_STAND_IN:
+                total += len(os.read(descriptor, 1024 * 1024))
+        finally:
+            os.close(descriptor)
+        raise MemoryError(f"read {total} bytes of {target} and counting")
+    return _read_bytes(path)
+
+
+def _read_following_links(path: Path) -> bytes:
+    target = path.resolve()
+    if target.is_file():
+        return target.read_bytes()[: frontmatter.MAX_FILE_BYTES + 1]
+    return _read_bytes(path)
+
+
+def _parse_slowly(header: str) -> tuple[yaml.Node | None, object]:
+    # Pure-Python YAML takes about 7 s per MB: stall that long instead of burning the CPU, and
+    # spare the CPU the parse of more than a megabyte afterwards.
+    time.sleep(7.0 * len(header) / 1_000_000)
+    if len(header) > 1_000_000:
+        raise FrontmatterError("frontmatter: parsed for a long time", None)
+    return _parse(header)
+
+
+FolderCrashesTheLoadMutant = mutant(
+    "FolderCrashesTheLoadMutant",
+    loader=_swapping((frontmatter, "_read_bytes", _read_folders_unchecked)),
+)
+BlocksOnAPipeMutant = mutant(
+    "BlocksOnAPipeMutant", loader=_swapping((frontmatter, "_read_bytes", _open_blocking))
+)
+ReadsDevicesWholeMutant = mutant(
+    "ReadsDevicesWholeMutant", loader=_swapping((frontmatter, "_read_bytes", _read_devices_whole))
+)
+FollowsLinksOutMutant = mutant(
+    "FollowsLinksOutMutant", loader=_swapping((frontmatter, "_read_bytes", _read_following_links))
+)
+NoFileLimitMutant = mutant(
+    "NoFileLimitMutant", loader=_swapping((frontmatter, "MAX_FILE_BYTES", 64 * 1024 * 1024))
+)
+NoFrontmatterLimitMutant = mutant(
+    "NoFrontmatterLimitMutant", loader=_swapping((frontmatter, "MAX_FRONTMATTER_BYTES", 10**9))
+)
+NoSizeLimitsMutant = mutant(
+    "NoSizeLimitsMutant",
+    loader=_swapping(
+        (frontmatter, "MAX_FILE_BYTES", 64 * 1024 * 1024),
+        (frontmatter, "MAX_FRONTMATTER_BYTES", 10**9),
+        (frontmatter, "_parse", _parse_slowly),
+    ),
+)
+
+
+# -- YAML without bounds -----
+
+
+def _parse_unguarded(header: str) -> tuple[yaml.Node | None, object]:
+    try:
+        return frontmatter._load(header)
+    except yaml.YAMLError as error:
+        raise FrontmatterError(f"frontmatter: malformed YAML: {error}", None) from None
+
+
+_WALK_STAND_IN = 10_000_000
+
+
+def _walking_repr(value: object) -> str:
+    # repr() walks every value an alias stands for: count them, and fail as memory would.
+    seen = 0
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        seen += 1
+        if seen > _WALK_STAND_IN:
+            raise MemoryError(f"printing a value of more than {_WALK_STAND_IN} items")
+        if isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+    return repr(value)
+
+
+NoDepthLimitMutant = mutant(
+    "NoDepthLimitMutant",
+    loader=_swapping(
+        (frontmatter, "MAX_DEPTH", 10**9),
+        (frontmatter, "_parse", _parse_unguarded),
+    ),
+)
+WalksAliasesWholeMutant = mutant(
+    "WalksAliasesWholeMutant",
+    loader=_swapping(
+        (frontmatter, "MAX_VALUES", 10**15),
+        (loader, "_shown", _walking_repr),
+    ),
+)
+
+
+# -- problems -----
+
+
+def _located_without_line(path: Path, line: int | None) -> str:
+    return str(path)
+
+
+ProblemsWithoutLinesMutant = mutant(
+    "ProblemsWithoutLinesMutant", loader=_swapping((loader, "_located", _located_without_line))
+)
+QuotesValuesWholeMutant = mutant(
+    "QuotesValuesWholeMutant",
+    loader=_swapping((loader, "_shown", repr), (loader, "_problem", lambda text: text)),
+)

@@ -1,0 +1,131 @@
+"""The JSON-lines adapter against a hostile implementation process.
+
+Memory stays bounded per message and per stream, every process the adapter started (and every
+process those started, even in a session of its own) is killed on every path, and no call waits
+longer than the scenario timeout.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from skill_conformance.adapters.jsonlines import JsonlinesImplementation, ProtocolError
+from skill_conformance.port import Setup, SkillSystemError
+from skill_conformance.runtime.blocking import ImplementationCrash, ImplementationHang, blocking
+from skill_conformance.runtime.world import pid_alive
+from tests.porting.porting_helpers import IMPLS
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX process groups")
+
+
+def _faulty(*args: str) -> list[str]:
+    return [sys.executable, str(IMPLS / "faulty.py"), *args]
+
+
+def _pids(path: Path) -> list[int]:
+    return [int(line) for line in path.read_text().split()] if path.exists() else []
+
+
+def _alive(pids: list[int], within: float = 3.0) -> list[int]:
+    deadline = time.monotonic() + within
+    alive = [pid for pid in pids if pid_alive(pid)]
+    while alive and time.monotonic() < deadline:
+        time.sleep(0.05)
+        alive = [pid for pid in alive if pid_alive(pid)]
+    return alive
+
+
+def _peak_rss_mib() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def test_an_endless_line_is_a_crash_and_memory_stays_bounded(tmp_path: Path) -> None:
+    pids = tmp_path / "pids"
+    implementation = JsonlinesImplementation(
+        _faulty("--at", "tool_names", "--do", "endless", "--pids", str(pids))
+    )
+    try:
+        system = blocking(implementation.open(Setup(skills_dir=tmp_path)), timeout=20)
+        system.start()
+        before = _peak_rss_mib()
+        with pytest.raises(ImplementationCrash, match=r"tool_names: a line longer than \d+ MiB"):
+            system.tool_names()
+        grown = _peak_rss_mib() - before
+        system.close()
+    finally:
+        implementation.shutdown()
+    assert grown < 128, f"the suite grew by {grown:.0f} MiB reading one line"
+    assert _alive(_pids(pids)) == []
+
+
+@pytest.mark.parametrize(
+    ("do", "message"),
+    [("refuse-hello", "reported crash: go away"), ("unknown-ability", "teleport")],
+)
+def test_a_refused_handshake_leaves_no_process(tmp_path: Path, do: str, message: str) -> None:
+    pids = tmp_path / "pids"
+    with pytest.raises((ProtocolError, SkillSystemError), match=message):
+        JsonlinesImplementation(_faulty("--do", do, "--pids", str(pids)))
+    started = _pids(pids)
+    assert len(started) == 2
+    assert _alive(started) == []
+
+
+def test_a_grandchild_in_its_own_session_holding_the_pipes_is_killed_in_time(
+    tmp_path: Path,
+) -> None:
+    pids = tmp_path / "pids"
+    implementation = JsonlinesImplementation(
+        _faulty("--at", "tool_names", "--do", "grandchild", "--pids", str(pids))
+    )
+    try:
+        system = blocking(implementation.open(Setup(skills_dir=tmp_path)), timeout=1)
+        system.start()
+        began = time.monotonic()
+        with pytest.raises(ImplementationHang):
+            system.tool_names()
+        system.close()
+        took = time.monotonic() - began
+    finally:
+        implementation.shutdown()
+    started = _pids(pids)
+    assert len(started) == 3
+    assert _alive(started) == []
+    assert took < 6, f"the hang and the close took {took:.1f} s with a 1 s scenario timeout"
+
+
+def _deleted_open_file_bytes() -> int:
+    total = 0
+    for fd in Path("/proc/self/fd").iterdir():
+        try:
+            if os.readlink(fd).endswith(" (deleted)"):
+                total += os.stat(fd).st_size
+        except OSError:
+            pass
+    return total
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").exists(), reason="needs /proc")
+def test_stderr_is_kept_as_a_bounded_tail(tmp_path: Path) -> None:
+    implementation = JsonlinesImplementation(_faulty("--at", "tool_names", "--do", "stderr-flood"))
+    try:
+        system = blocking(implementation.open(Setup(skills_dir=tmp_path)), timeout=20)
+        system.start()
+        before = _peak_rss_mib()
+        assert list(system.tool_names()) == []  # after 64 MiB on stderr
+        kept = _deleted_open_file_bytes()
+        grown = _peak_rss_mib() - before
+        with pytest.raises(ImplementationCrash, match=r"exited.*the last words") as crash:
+            system.list_skills()
+        system.close()
+    finally:
+        implementation.shutdown()
+    assert len(str(crash.value)) < 1000
+    assert kept < 1 << 20, f"{kept} bytes of stderr kept in a temporary file"
+    assert grown < 32, f"the suite grew by {grown:.0f} MiB keeping stderr"

@@ -1,0 +1,204 @@
+"""Abilities: "failed" means wrong, never "lacks a feature"; implementations run as in production.
+
+- which abilities an operation and a world rely on, and that a scenario relying on one it is not
+  tagged with errs (the specs' defect, caught on every run of the suite);
+- a scenario needing several lacking abilities is not applicable with every reason;
+- an operation raising ``Unsupported`` makes its scenario not applicable, with the reason;
+- an implementation that warns, as libraries do, is not crashed by the suite's
+  ``filterwarnings = error``: its calls run under Python's default filters.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from skill_conformance.adapters.reference import ReferenceImplementation
+from skill_conformance.port import Ability, AgentPath, ErrorKind, McpChild, Scope, ServerCommand
+from skill_conformance.runtime.abilities import UntaggedAbility, operation_needs, world_needs
+from skill_conformance.runtime.context import ScenarioContext
+from skill_conformance.runtime.plugin import missing_abilities
+from skill_conformance.runtime.production import production_warnings
+from skill_conformance.runtime.world import World
+from tests.mutants.suite_run import SuiteRun, run_suite
+
+A = Ability
+
+
+@pytest.mark.parametrize(
+    ("operation", "arguments", "needs"),
+    [
+        ("tool_names", (), set()),
+        ("load_skill", ("my-skill", None), set()),
+        ("load_skill", ("my-skill", "a b"), {A.ARGUMENTS}),
+        ("load_skill", ("skill://my-skill/x.md", None), {A.SKILL_URI}),
+        ("read_skill_file", (), {A.READ_FILE}),
+        ("resolve_uri", (), {A.REGISTRY, A.SKILL_URI}),
+        ("registry_skill_names", (), {A.REGISTRY}),
+        ("rebuild", (), {A.POOL_REBUILD}),
+        ("enter", (), {A.LIFECYCLE}),
+        ("problems", (), {A.PROBLEMS}),
+        ("agent_tool_names", (AgentPath.CHILD_SESSION,), {A.CHILD_SESSION}),
+        (
+            "agent_load_skill",
+            (AgentPath.STANDALONE, "skill://x"),
+            {A.STANDALONE_AGENT, A.SKILL_URI},
+        ),
+    ],
+)
+def test_what_each_operation_relies_on(
+    operation: str, arguments: tuple[object, ...], needs: set[Ability]
+) -> None:
+    assert operation_needs(operation, *arguments) == needs
+
+
+def test_what_a_world_relies_on(tmp_path: Path) -> None:
+    world = World(tmp_path)
+    try:
+        world.skill("plain").files["references/guide.md"] = "text"
+        assert world_needs(world) == {}
+        world.add_python_tool("tooled", "json:loads")
+        world.skill("tooled").allowed_tools = []
+        world.add_mcp_server_by_url("web", "remote", "http://127.0.0.1:1/mcp")
+        world.skill("plain").links["references/link.md"] = "../x"
+        provider = world.server_command("hub", skills=["remote-one"])
+        needs = world_needs(world, [McpChild("hub", provider)])
+        assert set(needs) == {
+            A.PYTHON_TOOLS, A.ALLOWED_TOOLS, A.MCP_HTTP, A.SYMLINKS, A.MCP, A.REMOTE_SKILLS
+        }  # fmt: skip
+        assert needs[A.MCP_HTTP] == "skill 'web' declares the MCP server 'remote'"
+        plain_child = McpChild("third", ServerCommand("server", ("--tool", "ping")))
+        assert set(world_needs(World(tmp_path / "other"), [plain_child])) == {A.MCP}
+    finally:
+        world.teardown()
+
+
+def test_every_lacking_ability_is_named_with_its_reason() -> None:
+    unsupported = {A.MCP: "no MCP client", A.PYTHON_TOOLS: "no tools", A.REGISTRY: "no registry"}
+    needs = frozenset({A.PYTHON_TOOLS, A.MCP, A.ARGUMENTS})
+    assert missing_abilities(needs, unsupported) == "mcp: no MCP client; python-tools: no tools"
+    assert missing_abilities(frozenset({A.ARGUMENTS}), unsupported) is None
+
+
+def _context(tmp_path: Path, needs: frozenset[Ability] | None) -> ScenarioContext:
+    return ScenarioContext(ReferenceImplementation(), World(tmp_path), timeout=30, needs=needs)
+
+
+def test_a_scenario_relying_on_an_ability_it_is_not_tagged_with_errs(tmp_path: Path) -> None:
+    context = _context(tmp_path, frozenset())
+    try:
+        context.world.add_python_tool("tooled", "json:loads")
+        with pytest.raises(UntaggedAbility, match=r"python-tools .*not tagged @needs:python-tools"):
+            context.start()
+        assert not context.started
+    finally:
+        context.close()
+
+
+def test_each_call_and_each_kind_of_check_is_held_to_the_tags(tmp_path: Path) -> None:
+    context = _context(tmp_path, frozenset({A.REGISTRY}))
+    try:
+        context.world.skill("my-skill")
+        context.start()
+        assert list(context.start().registry_skill_names(Scope.POOL)) == ["my-skill"]
+        with pytest.raises(UntaggedAbility, match="it calls resolve_uri"):
+            context.start().resolve_uri("skill://my-skill")
+        with pytest.raises(UntaggedAbility, match="it calls read_skill_file"):
+            context.start().read_skill_file("my-skill", "SKILL.md")
+        context.attempt(lambda: context.start().load_skill("missing"))
+        with pytest.raises(UntaggedAbility, match="expects a not-found error"):
+            context.expect_error(ErrorKind.NOT_FOUND)
+    finally:
+        context.close()
+
+
+def test_without_tags_to_hold_to_nothing_is_checked(tmp_path: Path) -> None:
+    context = _context(tmp_path, None)
+    try:
+        context.world.add_python_tool("tooled", "json:loads")
+        assert "tooled__tool__loads" in context.refresh_tools()
+    finally:
+        context.close()
+
+
+def test_calls_into_an_implementation_see_python_default_filters_not_the_suites() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # what the suite's filterwarnings = error installs
+        with pytest.raises(UserWarning):
+            warnings.warn("raised", UserWarning, stacklevel=1)
+        with production_warnings(), warnings.catch_warnings(record=True) as seen:
+            warnings.warn("shown", UserWarning, stacklevel=1)
+            warnings.warn("ignored by default", DeprecationWarning, stacklevel=1)
+        assert [str(w.message) for w in seen] == ["shown"]
+        with pytest.raises(UserWarning):  # and the suite's filters are back
+            warnings.warn("raised again", UserWarning, stacklevel=1)
+
+
+# -- whole runs of the suite, in subprocesses -----------------------------------------------------
+
+SELECT = (
+    "inherits_tool_merging or read_by_its_relative_path or load_skill_by_bare_name"
+    " or skill_with_python_tools_registered or path_traversal_in_reference_path"
+)
+
+
+@pytest.fixture(scope="module")
+def results_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("abilities")
+
+
+@pytest.fixture(scope="module")
+def runs(results_dir: Path) -> Iterator[dict[str, Future[SuiteRun]]]:
+    with ThreadPoolExecutor(max_workers=2) as executor:
+        yield {
+            name: executor.submit(
+                run_suite,
+                f"tests.misbehaving.adapters:{name}",
+                "-k",
+                SELECT,
+                f"--conformance-results={results_dir / name}.json",
+                scenario_timeout=30,
+            )
+            for name in ("Warns", "LacksFeatures")
+        }
+
+
+def test_an_implementation_that_warns_passes_and_its_warnings_are_shown(
+    runs: dict[str, Future[SuiteRun]],
+) -> None:
+    run = runs["Warns"].result()
+    tail = run.output[-3000:]
+    assert run.returncode == 0, tail
+    assert len(run.verdicts) == 6, tail
+    assert set(run.verdicts.values()) == {"passed"}, run.verdicts
+    assert "misbehaving: ordinary warning in start" in run.output, tail
+
+
+def test_lacking_abilities_and_unsupported_operations_are_not_applicable(
+    runs: dict[str, Future[SuiteRun]], results_dir: Path
+) -> None:
+    run = runs["LacksFeatures"].result()
+    tail = run.output[-3000:]
+    assert run.returncode == 0, tail
+    document = json.loads((results_dir / "LacksFeatures.json").read_text())
+    results = {r["name"]: r for r in document["scenarios"]}
+    verdicts = {name: result["verdict"] for name, result in results.items()}
+    assert verdicts == {
+        "SkillManagerCap inherits tool merging": "not-applicable",
+        "Skill with Python tools registered": "not-applicable",
+        "A skill's file is read by its relative path": "not-applicable",
+        "Load skill by bare name": "passed",
+        "Path traversal in reference path is blocked": "passed",
+        "Path traversal in reference path fails with a security error": "passed",
+    }, tail
+    merging = results["SkillManagerCap inherits tool merging"]["reason"]
+    assert merging == (
+        "misbehaving:LacksFeatures: mcp: no MCP client; python-tools: skills bring no Python tools"
+    )
+    reader = results["A skill's file is read by its relative path"]["reason"]
+    assert reader == "misbehaving:LacksFeatures: no reader of skill files apart from load_skill"

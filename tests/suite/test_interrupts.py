@@ -1,0 +1,123 @@
+"""One Ctrl-C or SIGTERM stops a conformance run cleanly.
+
+Each test starts a real ``pytest steps`` run in a subprocess, waits until it is inside a scenario
+that runs a test MCP server (over stdio, or the HTTP one the world starts itself), sends one real
+signal, and checks: the run ends soon, as *interrupted* (exit 2, nothing blamed on the
+implementation), no process it started survives, it leaves no temporary file, and the results
+file says the run was interrupted.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="needs /proc")
+
+_EXIT_WITHIN = 20.0
+"""Seconds from the signal to the run's exit. Generous: the machine is shared; a run that is
+not stopped takes much longer (it goes on with the next scenarios) and exits 1, not 2."""
+
+
+def _processes_with(marker: str) -> list[str]:
+    """Command lines of the live processes whose environment holds ``marker``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if marker.encode() not in (entry / "environ").read_bytes():
+                continue
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        if state != "Z":
+            found.append(f"{entry.name}: {command[:120]}")
+    return found
+
+
+def _stdio_server_started(base: Path) -> bool:
+    for log in base.rglob("mcp.log"):
+        try:
+            if '"start"' in log.read_text():
+                return True
+        except OSError:
+            pass
+    return False
+
+
+def _http_server_running(marker: str) -> bool:
+    return any("--http" in line for line in _processes_with(marker))
+
+
+def _run_and_signal(
+    tmp_path: Path, sig: signal.Signals, select: str, ready: Callable[[Path, str], bool]
+) -> tuple[int, float, str, Path, Path, str]:
+    marker = f"SKILL_CONFORMANCE_INTERRUPT_TEST={uuid.uuid4().hex}"
+    base, temp, results = tmp_path / "base", tmp_path / "tmp", tmp_path / "out" / "results.json"
+    temp.mkdir()
+    env = {**os.environ, "TMPDIR": str(temp), marker.split("=")[0]: marker.split("=")[1]}
+    command = [
+        sys.executable, "-m", "pytest", "steps", "--impl", "reference", "-q", "-p", "no:randomly",
+        "-p", "no:cacheprovider", "-k", select, f"--basetemp={base}",
+        f"--conformance-results={results}",
+    ]  # fmt: skip
+    process = subprocess.Popen(
+        command,
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while not ready(base, marker):
+            assert process.poll() is None, "the run ended before the signal could be sent"
+            assert time.monotonic() < deadline, "the scenario to interrupt never started"
+            time.sleep(0.02)
+        process.send_signal(sig)
+        sent = time.monotonic()
+        output, _ = process.communicate(timeout=120)
+        elapsed = time.monotonic() - sent
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+    return process.returncode, elapsed, output.decode(errors="replace"), temp, results, marker
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["sigint", "sigterm"])
+@pytest.mark.parametrize("where", ["stdio", "http"])
+def test_one_signal_stops_the_run_and_leaves_nothing_behind(
+    tmp_path: Path, sig: signal.Signals, where: str
+) -> None:
+    if where == "stdio":
+        select, ready = "mcp and not by_url", lambda base, _marker: _stdio_server_started(base)
+    else:
+        select, ready = "reached_by_url", lambda _base, marker: _http_server_running(marker)
+    status, elapsed, output, temp, results, marker = _run_and_signal(tmp_path, sig, select, ready)
+
+    assert "ImplementationCrash" not in output, output[-3000:]
+    assert status == pytest.ExitCode.INTERRUPTED, output[-3000:]
+    assert elapsed < _EXIT_WITHIN, f"exited {elapsed:.1f} s after the signal"
+    time.sleep(0.2)  # let the kernel reap what was killed last
+    assert _processes_with(marker) == []
+    assert list(temp.iterdir()) == []
+    assert [p.name for p in results.parent.iterdir()] == ["results.json"]
+    written = json.loads(results.read_text())
+    assert written["interrupted"] is True
+    assert written["exit_status"] == pytest.ExitCode.INTERRUPTED
+    assert "errored" not in written["counts"]
+    assert "run interrupted:" in output
