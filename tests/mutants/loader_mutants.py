@@ -1,7 +1,7 @@
 """Broken variants of how the reference turns a skills directory into skills (skill-loading).
 
-The loader is made of functions, not classes, so a mutant here is a loading function for
-the pool's ``loader`` (``SkillPool(loader=...)``): the reference's ``load_skills`` with one piece of ``reference.frontmatter``
+The loader is made of functions, not classes, so a mutant here is a loading function passed as
+the pool's ``loader``: the reference's ``load_skills`` with one piece of ``reference.frontmatter``
 or ``reference.loader`` swapped for the length of the call (every mutant runs in a suite process of
 its own), or with its result changed afterwards. Each is a bug seen in skill loaders elsewhere.
 
