@@ -22,6 +22,8 @@ import pytest
 
 from skill_conformance.bundled import features_dir
 
+pytestmark = pytest.mark.slow  # a wheel build, a venv and two whole suite runs: `make ci`
+
 ROOT = Path(__file__).resolve().parents[2]
 
 ADAPTER = '''
