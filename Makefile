@@ -30,10 +30,7 @@ test: sync specs-validate features-check trace lint typecheck ## Checks and test
 ci: test ## The full gate (.ci/run): `make test`, then the slow tests, the oldest pins, the matrix
 	SC_ALL_MUTANTS=1 $(UV) run --frozen pytest -m slow
 	$(MAKE) --no-print-directory conformance-oldest
-	@# The matrix of implementations, once its target exists (it comes with the thirdparty work).
-	@if grep -q '^matrix:' $(firstword $(MAKEFILE_LIST)); then \
-		$(MAKE) --no-print-directory matrix; \
-	else echo "make ci: no matrix target yet"; fi
+	$(MAKE) --no-print-directory matrix
 
 .PHONY: features
 features: sync ## Regenerate features/ from openspec/specs
@@ -65,14 +62,31 @@ typecheck: sync ## mypy --strict over the suite, the steps and the reference
 	$(UV) run --frozen mypy src steps reference benchmarks conftest.py
 
 .PHONY: bench
-bench: sync ## Print the benchmark figures: conformance run and its split, tool-list scaling
-	$(UV) run --frozen python benchmarks/conformance_run.py --impl $(IMPL)
+bench: sync ## Benchmark ratios, side by side: run vs collect-only, per scenario, server vs interpreter start; tool-list scaling
+	$(UV) run --frozen python benchmarks/conformance_run.py --impl $(IMPL) --no-zygote-too
 	$(UV) run --frozen python benchmarks/tool_list_scaling.py --impl $(IMPL) \
 		$(foreach p,$(REAL_PYTHON),--real-python $(p))
 
 .PHONY: mutation
 mutation: sync ## mutmut over reference/: kill rate of the scenarios alone, then with tests/reference
 	$(UV) run --frozen python tests/mutants/mutation_report.py --max-children $$(nproc)
+
+THIRD_PARTY := agno deepagents pydantic-ai-skills
+THIRD_PARTY_VENVS := $(THIRD_PARTY:%=build/venvs/%/.built)
+
+build/venvs/%/.built: thirdparty/%.txt thirdparty/venv.sh pyproject.toml | sync
+	UV=$(UV) thirdparty/venv.sh $* .venv/bin/python
+
+.PHONY: venvs
+venvs: $(THIRD_PARTY_VENVS) ## One venv per third-party implementation (thirdparty/NAME.txt) with the suite
+
+.PHONY: matrix
+matrix: sync $(THIRD_PARTY_VENVS) ## Every implementation into build/matrix/ (+REAL_PYTHON=venv python...), report index.html
+	rm -rf build/matrix
+	$(UV) run --frozen python -m skill_conformance.matrix --out build/matrix \
+		--run reference=.venv/bin/python \
+		$(foreach p,$(REAL_PYTHON),--run agentpool=$(p)) \
+		$(foreach n,$(THIRD_PARTY),--run $(n)=build/venvs/$(n)/bin/python)
 
 .PHONY: help
 help: ## List the targets

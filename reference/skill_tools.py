@@ -13,11 +13,7 @@ from pydantic_ai import Tool
 from pydantic_ai.toolsets import AbstractToolset, FunctionToolset
 
 from skill_conformance.reference.capabilities import IdentityCapability
-from skill_conformance.reference.errors import (
-    ReferenceNotFoundError,
-    SecurityError,
-    SkillNotFoundError,
-)
+from skill_conformance.reference.errors import SkillError, SkillNotFoundError
 from skill_conformance.reference.manager import SkillManagerCap
 from skill_conformance.reference.references import list_references, read_reference
 from skill_conformance.reference.registry import POOL_SCOPE, ExtensionRegistry, Scope
@@ -114,7 +110,8 @@ def render_skill(skill: Skill, arguments: str | None, python_tools: list[str]) -
 
     The instructions (with ``arguments`` substituted), then the skill's Python tools, its MCP
     servers and the content of each file under ``references/`` (sorted by path). A reference that
-    leads outside the skill's directory is named but not read.
+    cannot be read (it leads outside the skill's directory, loops, is too large...) is named with
+    the reason, not read.
     """
     sections = [f"# Skill: {skill.name}", substitute_arguments(skill.instructions, arguments)]
     if python_tools:
@@ -126,7 +123,7 @@ def render_skill(skill: Skill, arguments: str | None, python_tools: list[str]) -
         for path in list_references(skill.directory):
             try:
                 content = read_reference(skill.name, skill.directory, path)
-            except (SecurityError, ReferenceNotFoundError) as error:
+            except SkillError as error:
                 content = f"(not read: {error})"
             sections.append(f"## Reference: {path}\n{content}")
     return "\n\n".join(sections) + "\n"

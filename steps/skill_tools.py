@@ -59,6 +59,49 @@ def then_text_contains(conformance: ScenarioContext, text: str) -> None:
     )
 
 
+@then(step("the text does not contain `{text:v}`"))
+def then_text_lacks(conformance: ScenarioContext, text: str) -> None:
+    value = conformance.expect_value()
+    expect(
+        isinstance(value, str) and text not in value,
+        f"{text!r} is in the text",
+        expected=f"a text without {text!r}",
+        observed=repr(value),
+    )
+
+
+@given(step("the skill `{skill:v}` has the sparse reference file `{path:v}` of {size:n} MiB"))
+def given_sparse_reference(conformance: ScenarioContext, skill: str, path: str, size: int) -> None:
+    conformance.world.sparse_file(skill, path, size * 1024 * 1024)
+
+
+@when(
+    step(
+        "the reference `{path:v}` of skill `{skill:v}` is replaced by a link to `{name:v}`"
+        " next to the skills directory"
+    )
+)
+def when_reference_swapped(conformance: ScenarioContext, path: str, skill: str, name: str) -> None:
+    conformance.world.replace_by_outside_link(skill, path, name)
+
+
+@when(
+    step(
+        "`load_skill` is called with the URI of skill `{skill:v}`"
+        " and the absolute path of `{name:v}`"
+    )
+)
+def when_load_absolute(conformance: ScenarioContext, skill: str, name: str) -> None:
+    uri = f"skill://{skill}/{(conformance.world.root / name).as_posix()}"
+    conformance.attempt(lambda: conformance.start().load_skill(uri))
+
+
+@when(step("`load_skill` is called with `{prefix:v}` followed by a name of {length:n} characters"))
+def when_load_long_name(conformance: ScenarioContext, prefix: str, length: int) -> None:
+    uri = prefix + "a" * (length - 3) + ".md"
+    conformance.attempt(lambda: conformance.start().load_skill(uri))
+
+
 def _only_in_files(conformance: ScenarioContext, text: str) -> bool:
     """Whether ``text`` is written in skills' files and in no skill's instructions."""
     drafts = conformance.world.skills.values()

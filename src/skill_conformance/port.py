@@ -300,7 +300,11 @@ class AsyncSkillSystem(Protocol):
         """Create an agent through ``path`` and call its own ``load_skill`` tool."""
 
     def problems(self) -> Sequence[str]:
-        """Problems reported so far (bad skills, failed imports), one line each."""
+        """Problems reported so far, one line each.
+
+        Bad skills and failed imports are found when building; an MCP server found unusable
+        when the manager is entered or during a run is a problem from then on.
+        """
 
     async def close(self) -> None:
         """Release everything; after this no process the system started may be left running."""

@@ -76,7 +76,7 @@ class RebuildKeepsOldManager(SkillPool):
     async def rebuild(self) -> None:
         old = self.manager
         self.registry.unregister(old, POOL_SCOPE)
-        self.registry.register(self._build(), POOL_SCOPE)
+        self.registry.register(await self._build(), POOL_SCOPE)
 
 
 class StartsServerWhenBuilt(SkillPool):

@@ -205,3 +205,15 @@ def test_the_limits_accept_a_skill_just_within_them(skills_dir: Path) -> None:
     (skills_dir / "ample" / "SKILL.md").write_bytes(data.replace(b"name: odd", b"name: ample"))
     result = load_skills(skills_dir)
     assert list(result.skills) == ["ample"], result.problems
+
+
+def test_a_refused_skill_is_one_problem_whatever_else_it_holds(skills_dir: Path) -> None:
+    (skills_dir / "folder").mkdir()
+    lines = ["---", "name: other", "description: D.", "x-field: 1"]
+    lines += ["tools: [{import_path: 'no-colon'}]", "allowed-tools: 7", "---"]
+    text = "\n".join(lines) + "\n"
+    (skills_dir / "folder" / "SKILL.md").write_text(text)
+    result = load_skills(skills_dir)
+    assert result.skills == {}
+    [problem] = result.problems
+    assert "allowed-tools" in problem

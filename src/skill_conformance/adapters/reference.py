@@ -322,6 +322,8 @@ class ReferenceSystem(AsyncSkillSystem):
 
     @override
     def problems(self) -> Sequence[str]:
+        if self._pool is not None:
+            self._note_problems()
         return list(self._problems)
 
     def _note_problems(self) -> None:

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
+from skill_conformance.options import seconds_argument
 from skill_conformance.port import Ability as A
 from skill_conformance.port import AgentPath, Implementation, Scope, Unsupported
 from skill_conformance.runtime.abilities import operation_needs
@@ -301,7 +302,7 @@ def add_smoke(commands: argparse._SubParsersAction[Any]) -> None:
     )
     parser.add_argument(
         "--timeout",
-        type=float,
+        type=seconds_argument,
         default=10.0,
         metavar="S",
         help="seconds each operation may take (default 10)",

@@ -70,6 +70,7 @@ class ScenarioContext:
     run: RunRecord | None = None
     listing: list[SkillListing] | None = None
     runs: int = 0
+    running_before_rebuild: set[int] = field(default_factory=set)
     loaded: str | None = None
     """What the last ``load_skill`` call of the scenario asked for (None after other reads)."""
     needs: frozenset[Ability] | None = None
@@ -128,6 +129,7 @@ class ScenarioContext:
         """Write the skills as now described and have the pool rebuild them."""
         self._check_world()
         self.world.write()
+        self.running_before_rebuild = self.servers.running_pids()
         self.start().rebuild()
         self._tools = None
 
@@ -194,20 +196,24 @@ class ScenarioContext:
         )
         return outcome.value
 
-    def expect_error(self, kind: ErrorKind) -> SkillSystemError:
-        """The error of the last call, which must have failed with ``kind``."""
+    def expect_error(self, kind: ErrorKind, *alternatives: ErrorKind) -> SkillSystemError:
+        """The error of the last call, which must have failed with ``kind`` (or an alternative)."""
         self.uses(Ability.ERROR_KINDS, f"it expects a {kind} error")
         outcome = self.last_outcome()
+        kinds = (kind, *alternatives)
+        names = [str(k) for k in kinds]
+        listed = f"{', '.join(names[:-1])} or {names[-1]}" if len(names) > 1 else names[0]
+        wanted = f"a {listed} error"
         if outcome.error is None:
             raise Mismatch(
                 "the call did not fail",
-                expected=f"a {kind} error",
+                expected=wanted,
                 observed=f"it returned {outcome.value!r}",
             )
         expect(
-            outcome.error.kind == kind,
-            f"the call failed with another kind of error than {kind}",
-            expected=f"a {kind} error",
+            outcome.error.kind in kinds,
+            f"the call failed with another kind of error than {listed}",
+            expected=wanted,
             observed=f"{outcome.error}",
         )
         return outcome.error
@@ -248,6 +254,7 @@ class ScenarioContext:
 
     def close(self) -> list[int]:
         """Close the system; return the pids of test servers it left running (now killed)."""
+        self.world.release()
         try:
             if self._system is not None:
                 try:

@@ -23,6 +23,11 @@ ADAPTERS: Mapping[str, str] = {
     "wolfharness": "skill_conformance.adapters.agentpool:AgentpoolImplementation",
     "template": "skill_conformance.adapters.template:TemplateImplementation",
     "jsonlines": "skill_conformance.adapters.jsonlines:JsonlinesImplementation",
+    "pydantic-ai-skills": (
+        "skill_conformance.adapters.thirdparty.pydantic_ai_skills:PydanticAiSkillsImplementation"
+    ),
+    "deepagents": "skill_conformance.adapters.thirdparty.deepagents:DeepagentsImplementation",
+    "agno": "skill_conformance.adapters.thirdparty.agno:AgnoImplementation",
 }
 
 

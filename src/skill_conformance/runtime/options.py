@@ -34,6 +34,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="seconds each call into the implementation may take (default 30)",
     )
     group.addoption(
+        "--memory-limit",
+        metavar="MIB",
+        default="4096",
+        help="MiB the suite's process may grow beyond its size at start-up, so that an "
+        "implementation reading without bound fails with MemoryError instead of exhausting "
+        "the machine (default 4096; 0: no bound)",
+    )
+    group.addoption(
         "--expectations",
         metavar="FILE",
         type=Path,

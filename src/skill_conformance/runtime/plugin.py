@@ -25,10 +25,11 @@ import pytest
 
 from skill_conformance import __version__
 from skill_conformance.bundled import spec_digest
-from skill_conformance.options import OptionError, positive_seconds, writable_file
+from skill_conformance.options import OptionError, positive_seconds, whole_mib, writable_file
 from skill_conformance.port import Ability, Implementation, Unsupported
 from skill_conformance.runtime.context import ScenarioContext
 from skill_conformance.runtime.loading import AdapterLoadError, load_implementation
+from skill_conformance.runtime.memory import MemoryCap, cap_memory
 from skill_conformance.runtime.world import World
 from skill_conformance.testing.zygote import Zygote
 from skill_conformance.verdicts.block import TRACEBACK_OPTION
@@ -45,6 +46,8 @@ _EXPECTATIONS = pytest.StashKey[AppliedExpectations]()
 _HEADER = pytest.StashKey[Header]()
 _SIGTERM_HANDLED = pytest.StashKey[bool]()
 _TIMEOUT = pytest.StashKey[float]()
+_MEMORY_LIMIT = pytest.StashKey[int]()
+_MEMORY = pytest.StashKey[MemoryCap]()
 
 
 class Terminated(KeyboardInterrupt):
@@ -68,6 +71,7 @@ def pytest_configure(config: pytest.Config) -> None:
         config, _COLLECTED, lambda: header_of(config), lambda: _expectation_notes(config)
     )
     config.pluginmanager.register(reporting, "skill-conformance-reporting")
+    config.stash[_MEMORY] = cap_memory(config.stash[_MEMORY_LIMIT])
     main = threading.current_thread() is threading.main_thread()
     if main and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:  # leave others' handlers
         config.stash[_SIGTERM_HANDLED] = True
@@ -79,6 +83,9 @@ def _check_options(config: pytest.Config) -> None:
     try:
         config.stash[_TIMEOUT] = positive_seconds(
             "--scenario-timeout", config.getoption("--scenario-timeout")
+        )
+        config.stash[_MEMORY_LIMIT] = whole_mib(
+            "--memory-limit", config.getoption("--memory-limit")
         )
         results: Path | None = config.getoption("--conformance-results")
         if results is not None and not hasattr(config, "workerinput"):
@@ -92,6 +99,9 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     zygote = config.stash.get(_ZYGOTE, None)
     if zygote is not None:
         zygote.stop()
+    memory = config.stash.get(_MEMORY, None)
+    if memory is not None:
+        memory.release()
     if config.stash.get(_SIGTERM_HANDLED, False):
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
 

@@ -17,7 +17,7 @@ from skill_conformance.verdicts.results import ScenarioResult
 from skill_conformance.verdicts.summary import summary_lines
 from skill_conformance.verdicts.verdict import Verdict
 
-__all__ = ["Ledger", "ScenarioInfo", "reason_of", "verdict_of"]
+__all__ = ["Ledger", "ScenarioInfo", "raw_of", "reason_of", "verdict_of"]
 
 
 @dataclass(frozen=True)
@@ -123,6 +123,25 @@ def verdict_of(
     return Verdict.ERRORED if report.failed else None
 
 
+def raw_of(report: pytest.TestReport, call: pytest.CallInfo[None]) -> tuple[Verdict, str] | None:
+    """What an expected failure really did: failed or errored, and its reason.
+
+    ``None`` for any other outcome. The reason is the failure's own, not the expectation's.
+    """
+    if not (hasattr(report, "wasxfail") and report.skipped) or call.excinfo is None:
+        return None
+    raw = Verdict.FAILED if _is_mismatch(call) else Verdict.ERRORED
+    return raw, _error_reason(call.excinfo.value)
+
+
+def _error_reason(error: BaseException) -> str:
+    if isinstance(error, Mismatch):
+        return error.one_line()
+    if isinstance(error, (pytest.skip.Exception, pytest.fail.Exception, AssertionError)):
+        return _one_line(str(error))
+    return _one_line(f"{type(error).__name__}: {error}")
+
+
 def reason_of(report: pytest.TestReport, call: pytest.CallInfo[None]) -> str:
     """Why a phase ended as it did, on one line and whole."""
     if hasattr(report, "wasxfail"):
@@ -132,12 +151,7 @@ def reason_of(report: pytest.TestReport, call: pytest.CallInfo[None]) -> str:
         return f"passes, but is listed as an expected failure ({listed})"
     if call.excinfo is None:
         return ""
-    error = call.excinfo.value
-    if isinstance(error, Mismatch):
-        return error.one_line()
-    if isinstance(error, (pytest.skip.Exception, pytest.fail.Exception, AssertionError)):
-        return _one_line(str(error))
-    return _one_line(f"{type(error).__name__}: {error}")
+    return _error_reason(call.excinfo.value)
 
 
 def _one_line(text: str) -> str:
@@ -160,6 +174,8 @@ class Ledger:
     collected: dict[str, ScenarioInfo] = field(default_factory=dict)
     verdicts: dict[str, Verdict] = field(default_factory=dict)
     reasons: dict[str, str] = field(default_factory=dict)
+    raws: dict[str, tuple[Verdict, str]] = field(default_factory=dict)
+    """What each expected failure really did (see :func:`raw_of`)."""
 
     def record_report(self, report: pytest.TestReport) -> None:
         """Record the verdict a report carries in its user properties, if it carries one."""
@@ -168,6 +184,10 @@ class Ledger:
             info, verdict, reason = found
             self.collected[report.nodeid] = info
             self.record(report.nodeid, verdict, reason)
+            properties = _properties(report)
+            if verdict is Verdict.EXPECTED_FAILURE and "raw" in properties:
+                raw = (Verdict(properties["raw"]), properties.get("observed", ""))
+                self.raws[report.nodeid] = raw
 
     def record(self, nodeid: str, verdict: Verdict, reason: str) -> None:
         """Keep the most severe verdict any phase of ``nodeid`` gave."""
@@ -191,6 +211,8 @@ class Ledger:
                 name=info.scenario,
                 verdict=self.verdicts[nodeid],
                 reason=self.reasons.get(nodeid, ""),
+                raw=self.raws[nodeid][0] if nodeid in self.raws else None,
+                observed=self.raws[nodeid][1] if nodeid in self.raws else "",
             )
             for nodeid, info in self.collected.items()
             if nodeid in self.verdicts

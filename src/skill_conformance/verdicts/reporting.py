@@ -33,6 +33,7 @@ from skill_conformance.verdicts.ledger import (
     Ledger,
     ScenarioInfo,
     decided,
+    raw_of,
     reason_of,
     verdict_of,
 )
@@ -120,6 +121,9 @@ class Reporting:
             return report
         reason = not_applicable if verdict is Verdict.NOT_APPLICABLE else reason_of(report, call)
         properties = [("verdict", verdict.value), ("reason", reason or "")]
+        raw = raw_of(report, call) if verdict is Verdict.EXPECTED_FAILURE else None
+        if raw is not None:
+            properties += [("raw", raw[0].value), ("observed", raw[1])]
         report.user_properties = [*report.user_properties, *properties]  # this report's own
         if verdict in (Verdict.FAILED, Verdict.ERRORED) and call.excinfo is not None:
             step = item.stash.get(_FAILED_STEP, None) if call.when == "call" else None
@@ -183,8 +187,10 @@ class Reporting:
                 head = report.head_line or report.nodeid
                 terminalreporter.write_sep("_", head, red=True, bold=True)
                 terminalreporter.write_line(str(report.longrepr))
-        yield
-        self._print_summary(terminalreporter, exitstatus == pytest.ExitCode.INTERRUPTED)
+        try:
+            yield
+        finally:  # also when a wrapper inside raises (warnings turned errors at session end)
+            self._print_summary(terminalreporter, exitstatus == pytest.ExitCode.INTERRUPTED)
 
     def _print_summary(self, terminal: pytest.TerminalReporter, interrupted: bool) -> None:
         if not (self.ledger.verdicts or (interrupted and self.collected)):

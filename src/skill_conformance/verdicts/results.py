@@ -92,6 +92,10 @@ class ScenarioResult:
     name: str
     verdict: Verdict
     reason: str = ""
+    raw: Verdict | None = None
+    """For an expected failure, what the scenario really did: failed or errored."""
+    observed: str = ""
+    """For an expected failure, the reason of its raw verdict (the expectation's is ``reason``)."""
 
     @property
     def key(self) -> str:
@@ -129,18 +133,22 @@ class Results:
             "exit_status": self.exit_status,
             **({"interrupted": True} if self.interrupted else {}),
             "counts": {verdict.value: counts[verdict] for verdict in Verdict if counts[verdict]},
-            "scenarios": [
-                {
-                    "capability": r.capability,
-                    "requirement": {"slug": r.requirement_slug, "title": r.requirement_title},
-                    "id": r.id,
-                    "name": r.name,
-                    "verdict": r.verdict.value,
-                    "reason": r.reason,
-                }
-                for r in self.scenarios
-            ],
+            "scenarios": [_scenario_json(r) for r in self.scenarios],
         }
+
+
+def _scenario_json(r: ScenarioResult) -> dict[str, object]:
+    entry: dict[str, object] = {
+        "capability": r.capability,
+        "requirement": {"slug": r.requirement_slug, "title": r.requirement_title},
+        "id": r.id,
+        "name": r.name,
+        "verdict": r.verdict.value,
+        "reason": r.reason,
+    }
+    if r.raw is not None:
+        entry.update(raw=r.raw.value, observed=r.observed)
+    return entry
 
 
 def write_results(path: Path, results: Results) -> None:
@@ -194,6 +202,8 @@ def _parse(data: object) -> Results:
                 name=str(entry["name"]),
                 verdict=verdict,
                 reason=str(entry.get("reason", "")),
+                raw=Verdict(entry["raw"]) if "raw" in entry else None,
+                observed=str(entry.get("observed", "")),
             )
         )
     status = data.get("exit_status")

@@ -78,12 +78,15 @@ class JsonlinesSystem(AsyncSkillSystem):
 
     @override
     async def tool_names(self) -> Sequence[str]:
-        return strings_of("tool_names", await self._call("tool_names"))
+        names = strings_of("tool_names", await self._call("tool_names"))
+        await self._refresh_problems()  # a run may find an MCP server unusable
+        return names
 
     @override
     async def run_tool(self, name: str, arguments: Mapping[str, object]) -> RunRecord:
         record = object_of("run_tool", await self._call("run_tool", name=name, arguments=arguments))
         offered = tuple(strings_of("run_tool", record.get("offered")))
+        await self._refresh_problems()
         return RunRecord(offered=offered, result=record.get("result"))
 
     @override
@@ -131,6 +134,7 @@ class JsonlinesSystem(AsyncSkillSystem):
     @override
     async def enter(self) -> None:
         await self._call("enter")
+        await self._refresh_problems()  # entering may find an MCP server unusable
 
     @override
     async def exit(self) -> None:

@@ -228,7 +228,12 @@ def _verdict_cell(result: ScenarioResult | None) -> str:
         return '<td class="verdict not-run"><span class="badge">not run</span></td>'
     reason = f'<div class="reason">{_inline(result.reason)}</div>' if result.reason else ""
     label = _e(result.verdict.prose)
-    return f'<td class="verdict {result.verdict}"><span class="badge">{label}</span>{reason}</td>'
+    raw = ""
+    if result.raw is not None:
+        observed = f": {_inline(result.observed)}" if result.observed else ""
+        raw = f'<div class="raw {result.raw}">raw: {_e(result.raw.prose)}{observed}</div>'
+    badge = f'<span class="badge">{label}</span>'
+    return f'<td class="verdict {result.verdict}">{badge}{reason}{raw}</td>'
 
 
 def _unknown(columns: Sequence[Column], known: set[str]) -> str:

@@ -1,0 +1,173 @@
+"""The adapter of ``pydantic-ai-skills`` (``--impl pydantic-ai-skills``).
+
+``SkillsCapability`` hands each skill directory to pydantic-ai-harness's ``Skills``, which makes
+every skill a deferred capability: the model is shown each skill's name and description in its
+instructions and loads one with pydantic-ai's own ``load_capability`` tool, whose instructions
+then follow the tool's return. The skill's other files are read with ``read_skill_resource``,
+once the skill is loaded. Everything here is a real ``Agent.run`` whose ``FunctionModel`` makes
+those calls, exactly as a model would; the catalogue is read from the instructions it receives.
+
+Skipped skills are reported by harness as ``UserWarning``s at the start of each run: those are
+the problems, one line each.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+
+from pydantic_ai import Agent, Tool
+from pydantic_ai.toolsets import FunctionToolset
+from pydantic_ai_skills import SkillsCapability
+
+from skill_conformance.adapters.scripted_model import Call, Script
+from skill_conformance.adapters.thirdparty.common import (
+    ProblemLog,
+    child_tools,
+    installed_version,
+    refused,
+    unsupported_uri,
+)
+from skill_conformance.adapters.thirdparty.listing import deferred_capabilities
+from skill_conformance.port import (
+    Ability,
+    AgentPath,
+    AsyncSkillSystem,
+    ResolvedSkill,
+    RunRecord,
+    Scope,
+    Setup,
+    SkillListing,
+    ToolsChild,
+    Unsupported,
+)
+
+__all__ = ["UNSUPPORTED", "PydanticAiSkillsImplementation", "PydanticAiSkillsSystem"]
+
+UNSUPPORTED: Mapping[Ability, str] = {
+    Ability.MCP: "a skill's frontmatter declares no MCP server it would start",
+    Ability.MCP_HTTP: "a skill's frontmatter declares no MCP server it would connect to",
+    Ability.LIFECYCLE: "SkillsCapability has no async context to enter: it starts nothing",
+    Ability.CHILD_SESSION: "no agent factory: the host attaches SkillsCapability to an agent",
+    Ability.STANDALONE_AGENT: "no agent factory: the host attaches SkillsCapability to an agent",
+    Ability.REMOTE_SKILLS: "remote skills come from Git or S3 registries, not an MCP server",
+    Ability.PYTHON_TOOLS: "a skill's `tools:` frontmatter is not read; skills carry no tools",
+    Ability.ALLOWED_TOOLS: "harness ignores `allowed-tools` (with a warning): no tool filter",
+    Ability.ARGUMENTS: "load_capability takes a capability id only, no arguments",
+    Ability.SKILL_URI: "skills are capability ids; there are no skill:// URIs",
+    Ability.INLINE_REFERENCES: "references are listed by name and read with read_skill_resource",
+    Ability.REGISTRY: "no extension registry",
+    Ability.LISTING_SOURCE: "the catalogue shows a skill's name and description only",
+    Ability.ERROR_KINDS: "a refused call is a retry prompt with text, no error kind",
+}
+
+
+class PydanticAiSkillsImplementation:
+    """``pydantic-ai-skills`` as ``--impl pydantic-ai-skills`` loads it."""
+
+    name = "pydantic-ai-skills"
+
+    def __init__(self) -> None:
+        self.version = installed_version("pydantic-ai-skills")
+        self.unsupported = UNSUPPORTED
+
+    def open(self, setup: Setup) -> AsyncSkillSystem:
+        """A system for one scenario; nothing is built until ``start``."""
+        return PydanticAiSkillsSystem(setup)
+
+
+def _toolset(child: ToolsChild) -> FunctionToolset[None]:
+    def returning(text: str) -> Callable[[], str]:
+        def tool() -> str:
+            return text
+
+        tool.__doc__ = f"Return {text!r}."
+        return tool
+
+    tools = [Tool(returning(f"{child.label}:{name}"), name=name) for name in child.tools]
+    return FunctionToolset(tools, id=child.label)
+
+
+class PydanticAiSkillsSystem:
+    """``SkillsCapability`` over one scenario's skills directory (see :class:`AsyncSkillSystem`)."""
+
+    def __init__(self, setup: Setup) -> None:
+        self._setup = setup
+        self._log = ProblemLog()
+        self._capability: SkillsCapability[None] | None = None
+
+    async def start(self) -> None:
+        """Build the capability, then serve one run: harness reads the skills at a run's start."""
+        with self._log.recording():
+            self._capability = SkillsCapability(self._setup.skills_dir)
+        await self._run(Script())
+
+    async def _run(self, script: Script) -> Script:
+        assert self._capability is not None, "start() was not called"
+        toolsets = [_toolset(child) for child in child_tools(self._setup.children)]
+        agent: Agent[None, str] = Agent(
+            script.model(), capabilities=[self._capability], toolsets=toolsets
+        )
+        with self._log.recording():
+            await agent.run("Use the skills.")
+        return script
+
+    async def tool_names(self) -> Sequence[str]:  # noqa: D102
+        return (await self._run(Script())).offered or ()
+
+    async def run_tool(self, name: str, arguments: Mapping[str, object]) -> RunRecord:  # noqa: D102
+        script = await self._run(Script((name, arguments)))
+        return RunRecord(offered=script.offered or (), result=script.result)
+
+    def _load(self, skill: str) -> Call:
+        return ("load_capability", {"id": skill})
+
+    async def load_skill(self, skill: str, arguments: str | None = None) -> str:
+        """``load_capability``: its return, then the skill's instructions that follow it."""
+        unsupported_uri(skill)
+        if arguments is not None:
+            raise Unsupported(UNSUPPORTED[Ability.ARGUMENTS])
+        script = await self._run(Script(self._load(skill)))
+        if script.refused:
+            raise refused(script.result)
+        message = script.result.get("message", "") if isinstance(script.result, dict) else ""
+        return "\n".join([str(message), *script.followed])
+
+    async def list_skills(self) -> Sequence[SkillListing]:
+        """The deferred-capability catalogue in the instructions the model receives."""
+        return deferred_capabilities((await self._run(Script())).instructions)
+
+    async def read_skill_file(self, skill: str, path: str) -> str:
+        """``read_skill_resource`` after loading the skill, as its instructions say to."""
+        call = ("read_skill_resource", {"skill_name": skill, "resource_name": path})
+        script = await self._run(Script(call, before=[self._load(skill)]))
+        if script.refused:
+            raise refused(script.result)
+        return str(script.result)
+
+    async def rebuild(self) -> None:
+        """A new ``SkillsCapability`` over the directory: its docs' way to pick up changes."""
+        await self.start()
+
+    def problems(self) -> Sequence[str]:  # noqa: D102
+        return self._log.lines()
+
+    async def close(self) -> None:
+        """Nothing to release: the capability starts no process."""
+
+    async def resolve_uri(self, uri: str) -> ResolvedSkill:  # noqa: D102
+        raise Unsupported(UNSUPPORTED[Ability.REGISTRY])
+
+    async def registry_skill_names(self, scope: Scope) -> Sequence[str]:  # noqa: D102
+        raise Unsupported(UNSUPPORTED[Ability.REGISTRY])
+
+    async def enter(self) -> None:  # noqa: D102
+        raise Unsupported(UNSUPPORTED[Ability.LIFECYCLE])
+
+    async def exit(self) -> None:  # noqa: D102
+        raise Unsupported(UNSUPPORTED[Ability.LIFECYCLE])
+
+    async def agent_tool_names(self, path: AgentPath) -> Sequence[str]:  # noqa: D102
+        raise Unsupported(UNSUPPORTED[Ability.STANDALONE_AGENT])
+
+    async def agent_load_skill(self, path: AgentPath, skill: str) -> str:  # noqa: D102
+        raise Unsupported(UNSUPPORTED[Ability.STANDALONE_AGENT])

@@ -1,0 +1,159 @@
+r"""The conformance matrix (``make matrix``): every implementation, each in its own Python.
+
+Each run is ``PYTHON -m pytest steps --impl IMPL`` from the repository root, in the venv of
+that implementation, writing its results file into the output directory as
+``{adapter}-{version}.json`` beside a badge summary ``{adapter}-{version}.summary.json``
+(passed, failed, not applicable, version: what a badge shows). The HTML report of all runs, in
+the order given (reference first), is ``index.html``: one self-contained page to publish. Each
+run prints a line when it starts and one when it ends, with its counts and how long it took.
+
+    python -m skill_conformance.matrix --out build/matrix \\
+        --run reference=.venv/bin/python --run agno=build/venvs/agno/bin/python
+
+Exit status: 0 when every run's gate passed (failures only where its expectations file lists
+them), 1 when one did not, 2 when a run gave no results at all.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["Outcome", "Run", "badge_summary", "main", "parse_run", "run_matrix"]
+
+_ROOT = Path(__file__).resolve().parents[2]
+"""The repository root: where ``steps/`` and ``features/`` are (an editable install)."""
+
+
+@dataclass(frozen=True)
+class Run:
+    """One implementation of the matrix: the ``--impl`` it is run with, in which Python."""
+
+    impl: str
+    python: str
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one run gave: its results file (if any), exit status and duration."""
+
+    run: Run
+    results: Path | None
+    status: int
+    seconds: float
+
+
+def parse_run(text: str) -> Run:
+    """``IMPL=PYTHON`` as ``--run`` takes it."""
+    impl, equals, python = text.partition("=")
+    if not equals or not impl or not python:
+        raise argparse.ArgumentTypeError(f"--run {text!r}: expected IMPL=PYTHON")
+    return Run(impl, python)
+
+
+def badge_summary(results: Mapping[str, object]) -> dict[str, object]:
+    """The summary a badge shows, from a results document (``--conformance-results`` JSON)."""
+    header = results["header"]
+    counts = results.get("counts", {})
+    assert isinstance(header, dict), "a results document has a header"
+    assert isinstance(counts, dict), "a results document's counts are an object"
+    adapter = header["adapter"]
+    return {
+        "implementation": adapter["name"],
+        "version": adapter["version"],
+        "suite_version": header["suite_version"],
+        "spec_digest": header["spec_digest"],
+        "total": sum(counts.values()),
+        "passed": counts.get("passed", 0),
+        "failed": counts.get("failed", 0) + counts.get("expected-failure", 0),
+        "errored": counts.get("errored", 0),
+        "not_applicable": counts.get("not-applicable", 0),
+        "expected_failures": counts.get("expected-failure", 0),
+        "unexpected_passes": counts.get("unexpected-pass", 0),
+        "gate": "pass" if results.get("exit_status") == 0 else "fail",
+    }
+
+
+def _counts_line(summary: Mapping[str, object]) -> str:
+    names = ("passed", "failed", "errored", "unexpected_passes", "not_applicable")
+    parts = [f"{summary[name]} {name.replace('_', ' ')}" for name in names if summary[name]]
+    line = ", ".join(parts) or "no scenario"
+    if summary["expected_failures"]:
+        line += f" ({summary['expected_failures']} of the failures expected)"
+    return line
+
+
+def _one(run: Run, index: int, total: int, out: Path) -> Outcome:
+    """Run the suite once, in ``run.python``, into ``out``."""
+    print(
+        f"[{index}/{total}] {run.impl}: pytest steps --impl {run.impl} ({run.python})", flush=True
+    )
+    scratch = out / f".run-{index}.json"
+    log = out / f".run-{index}.log"
+    scratch.unlink(missing_ok=True)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(_ROOT / "src"), str(_ROOT)])}
+    command = [run.python, "-m", "pytest", "steps", "--impl", run.impl, "-p", "no:cacheprovider"]
+    command += ["-q", "--conformance-results", str(scratch)]
+    started = time.monotonic()
+    with log.open("wb") as sink:
+        status = subprocess.call(command, cwd=_ROOT, env=env, stdout=sink, stderr=subprocess.STDOUT)
+    seconds = time.monotonic() - started
+    if not scratch.exists():
+        print(f"      {run.impl}: no results (exit {status}); its output: {log}", flush=True)
+        return Outcome(run, None, status, seconds)
+    document = json.loads(scratch.read_text(encoding="utf-8"))
+    summary = badge_summary(document)
+    stem = f"{summary['implementation']}-{summary['version']}"
+    results = out / f"{stem}.json"
+    scratch.replace(results)
+    log.replace(out / f"{stem}.log")
+    text = json.dumps(summary, indent=1) + "\n"
+    (out / f"{stem}.summary.json").write_text(text, encoding="utf-8")
+    gate = "gate passes" if status == 0 else f"GATE FAILS (exit {status})"
+    print(f"      {stem}: {_counts_line(summary)}; {gate} ({seconds:.0f} s)", flush=True)
+    return Outcome(run, results, status, seconds)
+
+
+def run_matrix(runs: Sequence[Run], out: Path) -> int:
+    """Run every implementation in turn, then write the report; the exit status (module doc)."""
+    out.mkdir(parents=True, exist_ok=True)
+    started = time.monotonic()
+    outcomes = [_one(run, i, len(runs), out) for i, run in enumerate(runs, 1)]
+    files = [str(o.results) for o in outcomes if o.results is not None]
+    if files:
+        report = shutil.which("skill-conformance", path=str(Path(sys.executable).parent))
+        command = [
+            report or "skill-conformance",
+            "report",
+            *files,
+            "--out",
+            str(out / "index.html"),
+        ]
+        subprocess.run(command, check=True)
+    print(f"matrix: {len(files)} of {len(runs)} runs in {time.monotonic() - started:.0f} s")
+    if any(o.results is None for o in outcomes):
+        return 2
+    return 1 if any(o.status != 0 for o in outcomes) else 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """The command line (see the module docstring)."""
+    parser = argparse.ArgumentParser(prog="python -m skill_conformance.matrix")
+    parser.add_argument("--out", required=True, type=Path, help="directory of the results")
+    parser.add_argument(
+        "--run", action="append", type=parse_run, required=True, metavar="IMPL=PYTHON"
+    )
+    args = parser.parse_args(argv)
+    return run_matrix(args.run, args.out)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
