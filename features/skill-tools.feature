@@ -292,12 +292,12 @@ Feature: skill-tools
     A reference file SHALL be read from the very file whose place was checked, at the time of the call:
     a reference replaced by a symbolic link after the skill was loaded SHALL be refused like any link
     leading outside the skill, and no byte from outside SHALL reach the caller. Reading a reference SHALL
-    be bounded: a file larger than a limit the implementation states SHALL NOT be read whole. A
-    reference that is a symbolic link loop, is not a regular file, cannot be read, is larger than the
-    limit, or whose name is too long for the file system SHALL fail with a not-found, security or
-    invalid-config error, never with any other failure, and no error SHALL contain the host's absolute
-    path of the skills directory. Such a reference SHALL NOT make a bare-name `load_skill` of its skill
-    fail: the skill's instructions and its other references SHALL still be returned.
+    be bounded: a file larger than a limit the implementation states (16 MiB at most) SHALL NOT be read
+    whole. A reference that is a symbolic link loop, is not a regular file, cannot be read, is larger
+    than the limit, or whose name is too long for the file system SHALL fail with a not-found, security
+    or invalid-config error, never with any other failure, and no error SHALL reveal a host path (the
+    skills directory's or one below it). Such a reference SHALL NOT make a bare-name `load_skill` of its
+    skill fail: the skill's instructions and its other references SHALL still be returned.
 
     @id:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded.a-reference-replaced-by-a-link-after-loading-is-not-followed-outside-the-skill @added-by:skill-conformance @needs:symlinks @needs:skill-uri @needs:error-kinds
     Scenario: A reference replaced by a link after loading is not followed outside the skill
@@ -334,7 +334,7 @@ Feature: skill-tools
     @id:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded.an-oversized-reference-is-not-read-whole @added-by:skill-conformance @needs:skill-uri @needs:error-kinds
     Scenario: An oversized reference is not read whole
       Given a skill `my-skill`
-      And the skill `my-skill` has the sparse reference file `references/huge.md` of 64 MiB
+      And the skill `my-skill` has the sparse reference file `references/huge.md` of 17 MiB
       When `load_skill` is called with `skill://my-skill/references/huge.md`
       Then the call fails with a not-found, security or invalid-config error
       And no result or error reveals a host path

@@ -150,6 +150,7 @@ def test_in_a_run_a_hang_is_errored_and_no_process_outlives_it(tmp_path: Path) -
 @pytest.mark.skipif(
     os.environ.get("SKILL_CONFORMANCE_SKIP_SLOW") == "1", reason="SKILL_CONFORMANCE_SKIP_SLOW=1"
 )
+@pytest.mark.slow  # a whole-suite run: `make ci`
 def test_the_reference_behind_the_protocol_gets_the_reference_verdicts(tmp_path: Path) -> None:
     direct, wrapped = tmp_path / "direct.json", tmp_path / "wrapped.json"
     run_suite(direct, "--impl=reference")

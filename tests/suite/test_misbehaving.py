@@ -17,6 +17,8 @@ import pytest
 
 from tests.mutants.suite_run import ROOT, SuiteRun, processes_mentioning, run_suite
 
+pytestmark = pytest.mark.slow  # a whole-suite run per misbehaving adapter: `make ci`
+
 SCENARIOS = {
     "skillmanagercap-shall-extend-combinedtoolsetcapability.skillmanagercap-inherits-tool-merging",
     "skillmanagercap-shall-extend-combinedtoolsetcapability."
