@@ -22,7 +22,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from reference.errors import ToolImportError
+from skill_conformance.reference.errors import ToolImportError
 
 __all__ = ["IMPORT_TIMEOUT", "import_tool", "tool_name"]
 

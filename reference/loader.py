@@ -18,8 +18,17 @@ from typing import Any, TypeAlias
 
 import yaml
 
-from reference.frontmatter import FIRST_HEADER_LINE, FrontmatterError, read_skill_file
-from reference.skill import McpServerSpec, PythonToolSpec, Skill, is_valid_skill_name
+from skill_conformance.reference.frontmatter import (
+    FIRST_HEADER_LINE,
+    FrontmatterError,
+    read_skill_file,
+)
+from skill_conformance.reference.skill import (
+    McpServerSpec,
+    PythonToolSpec,
+    Skill,
+    is_valid_skill_name,
+)
 
 __all__ = [
     "MAX_DESCRIPTION_LENGTH",

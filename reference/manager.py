@@ -31,15 +31,20 @@ from pydantic_ai.toolsets import (
     PrefixedToolset,
 )
 
-from reference.capabilities import IdentityCapability, McpServerCap
-from reference.errors import SkillNotFoundError, ToolImportError
-from reference.importer import IMPORT_TIMEOUT, import_tool, tool_name
-from reference.isolation import MAX_DETAIL, IsolatedToolset, ServerHealth
-from reference.loader import SKILL_FILE
-from reference.mcp_client import McpServer, http_server, stdio_server
-from reference.resources import LOCAL_SOURCE, SkillEntry, SkillResource
-from reference.skill import McpServerSpec, Skill, mcp_tool_prefix, python_tool_prefix
-from reference.uri import format_skill_uri
+from skill_conformance.reference.capabilities import IdentityCapability, McpServerCap
+from skill_conformance.reference.errors import SkillNotFoundError, ToolImportError
+from skill_conformance.reference.importer import IMPORT_TIMEOUT, import_tool, tool_name
+from skill_conformance.reference.isolation import MAX_DETAIL, IsolatedToolset, ServerHealth
+from skill_conformance.reference.loader import SKILL_FILE
+from skill_conformance.reference.mcp_client import McpServer, http_server, stdio_server
+from skill_conformance.reference.resources import LOCAL_SOURCE, SkillEntry, SkillResource
+from skill_conformance.reference.skill import (
+    McpServerSpec,
+    Skill,
+    mcp_tool_prefix,
+    python_tool_prefix,
+)
+from skill_conformance.reference.uri import format_skill_uri
 
 __all__ = ["SkillManagerCap"]
 

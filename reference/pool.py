@@ -9,19 +9,35 @@ always holds exactly one skill manager of this pool. Building starts no MCP serv
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic_ai.capabilities import AbstractCapability
 
-from reference.importer import IMPORT_TIMEOUT
-from reference.loader import load_skills
-from reference.manager import SkillManagerCap
-from reference.registry import POOL_SCOPE, ExtensionRegistry
-from reference.skill_tools import SkillToolsProvider
+from skill_conformance.reference.importer import IMPORT_TIMEOUT
+from skill_conformance.reference.loader import LoadResult, load_skills
+from skill_conformance.reference.manager import SkillManagerCap
+from skill_conformance.reference.registry import POOL_SCOPE, ExtensionRegistry
+from skill_conformance.reference.skill import Skill
+from skill_conformance.reference.skill_tools import SkillToolsProvider
 
-__all__ = ["SkillPool"]
+__all__ = ["ManagerFactory", "SkillPool"]
+
+
+class ManagerFactory(Protocol):
+    """Builds a skill manager; :class:`SkillManagerCap` itself is one."""
+
+    def __call__(
+        self,
+        skills: Iterable[Skill],
+        children: Sequence[AbstractCapability[Any]],
+        *,
+        name: str,
+        import_timeout: float,
+    ) -> SkillManagerCap:
+        """The skill manager of ``skills`` and the non-skill ``children``."""
+        ...
 
 
 class SkillPool:
@@ -33,6 +49,9 @@ class SkillPool:
             (MCP servers, remote skill providers, plain toolsets).
         registry: The pool's extension registry; a new one if not given.
         import_timeout: Seconds each skill tool module may take to import.
+        manager: What builds the skill manager, at start-up and on every rebuild.
+        provider: What builds the pool's ``load_skill``/``list_skills`` provider, given the pool.
+        loader: What reads the skills directory into skills and problems, on every build.
 
     """
 
@@ -43,12 +62,17 @@ class SkillPool:
         *,
         registry: ExtensionRegistry | None = None,
         import_timeout: float = IMPORT_TIMEOUT,
+        manager: ManagerFactory = SkillManagerCap,
+        provider: Callable[[SkillPool], SkillToolsProvider] = SkillToolsProvider,
+        loader: Callable[[Path], LoadResult] = load_skills,
     ) -> None:
         self.skills_dir = skills_dir
         self.children = tuple(children)
         self.import_timeout = import_timeout
         self.registry = registry if registry is not None else ExtensionRegistry()
-        self.skills_tools = SkillToolsProvider(self)
+        self.skills_tools = provider(self)
+        self._build_manager = manager
+        self._load = loader
         self._manager: SkillManagerCap | None = None
         self._problems: list[str] = []
 
@@ -100,8 +124,8 @@ class SkillPool:
         return await asyncio.to_thread(self._build_now)
 
     def _build_now(self) -> SkillManagerCap:
-        loaded = load_skills(self.skills_dir)
-        manager = SkillManagerCap(
+        loaded = self._load(self.skills_dir)
+        manager = self._build_manager(
             loaded.skills.values(),
             self.children,
             name="pool-skills",  # pragma: no mutate (a name for messages)

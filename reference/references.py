@@ -22,12 +22,12 @@ import os
 import stat
 from pathlib import Path
 
-from reference.errors import (
+from skill_conformance.reference.errors import (
     ReferenceNotFoundError,
     ReferenceTooLargeError,
     SecurityError,
 )
-from reference.uri import check_reference_path
+from skill_conformance.reference.uri import check_reference_path
 
 __all__ = ["MAX_REFERENCE_BYTES", "REFERENCES_DIR", "list_references", "read_reference"]
 

@@ -12,14 +12,14 @@ from typing import Any, Protocol
 from pydantic_ai import Tool
 from pydantic_ai.toolsets import AbstractToolset, FunctionToolset
 
-from reference.capabilities import IdentityCapability
-from reference.errors import SkillError, SkillNotFoundError
-from reference.manager import SkillManagerCap
-from reference.references import list_references, read_reference
-from reference.registry import POOL_SCOPE, ExtensionRegistry, Scope
-from reference.skill import Skill
-from reference.substitution import substitute_arguments
-from reference.uri import check_skill_name, is_skill_uri
+from skill_conformance.reference.capabilities import IdentityCapability
+from skill_conformance.reference.errors import SkillError, SkillNotFoundError
+from skill_conformance.reference.manager import SkillManagerCap
+from skill_conformance.reference.references import list_references, read_reference
+from skill_conformance.reference.registry import POOL_SCOPE, ExtensionRegistry, Scope
+from skill_conformance.reference.skill import Skill
+from skill_conformance.reference.substitution import substitute_arguments
+from skill_conformance.reference.uri import check_skill_name, is_skill_uri
 
 __all__ = ["SkillHost", "SkillToolsProvider", "render_skill"]
 

@@ -9,8 +9,8 @@ from pytest_bdd import given, then, when
 
 from skill_conformance.port import ErrorKind, McpChild, ToolsChild
 from skill_conformance.runtime.context import ScenarioContext
+from skill_conformance.steps._parsing import matches_result, one_of, step
 from skill_conformance.verdicts import expect
-from steps._parsing import matches_result, one_of, step
 
 # -- skills on disk -----
 

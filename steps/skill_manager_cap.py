@@ -5,8 +5,8 @@ from __future__ import annotations
 from pytest_bdd import then, when
 
 from skill_conformance.runtime.context import ScenarioContext, wait_for_exit
+from skill_conformance.steps._parsing import step
 from skill_conformance.verdicts import expect
-from steps._parsing import step
 
 
 @when("the skill manager is built")

@@ -6,8 +6,8 @@ from pytest_bdd import given, then, when
 
 from skill_conformance.port import Ability, SkillListing
 from skill_conformance.runtime.context import ScenarioContext
+from skill_conformance.steps._parsing import step
 from skill_conformance.verdicts import expect
-from steps._parsing import step
 
 
 @given(step("the skill `{skill:v}` has the reference file `{path:v}` containing `{text:v}`"))
@@ -30,13 +30,13 @@ def given_outside_file(conformance: ScenarioContext, name: str, text: str) -> No
 @when(step("`load_skill` is called with `{skill:v}` and the arguments `{arguments:v}`"))
 def when_load_skill(conformance: ScenarioContext, skill: str, arguments: str | None = None) -> None:
     conformance.loaded = skill
-    conformance.attempt(lambda: conformance.system.load_skill(skill, arguments))
+    conformance.attempt(lambda: conformance.start().load_skill(skill, arguments))
 
 
 @when(step("the file `{path:v}` of the skill `{skill:v}` is read"))
 def when_file_read(conformance: ScenarioContext, path: str, skill: str) -> None:
     conformance.loaded = None
-    conformance.attempt(lambda: conformance.system.read_skill_file(skill, path))
+    conformance.attempt(lambda: conformance.start().read_skill_file(skill, path))
 
 
 @when(step("the file of the skill `{skill:v}` at the absolute path of `{name:v}` is read"))
@@ -93,13 +93,13 @@ def when_reference_swapped(conformance: ScenarioContext, path: str, skill: str, 
 )
 def when_load_absolute(conformance: ScenarioContext, skill: str, name: str) -> None:
     uri = f"skill://{skill}/{(conformance.world.root / name).as_posix()}"
-    conformance.attempt(lambda: conformance.system.load_skill(uri))
+    conformance.attempt(lambda: conformance.start().load_skill(uri))
 
 
 @when(step("`load_skill` is called with `{prefix:v}` followed by a name of {length:n} characters"))
 def when_load_long_name(conformance: ScenarioContext, prefix: str, length: int) -> None:
     uri = prefix + "a" * (length - 3) + ".md"
-    conformance.attempt(lambda: conformance.system.load_skill(uri))
+    conformance.attempt(lambda: conformance.start().load_skill(uri))
 
 
 def _only_in_files(conformance: ScenarioContext, text: str) -> bool:
@@ -111,7 +111,7 @@ def _only_in_files(conformance: ScenarioContext, text: str) -> bool:
 
 @when("`list_skills` is called")
 def when_list_skills(conformance: ScenarioContext) -> None:
-    conformance.listing = list(conformance.system.list_skills())
+    conformance.listing = list(conformance.start().list_skills())
 
 
 def _listing(conformance: ScenarioContext) -> list[SkillListing]:

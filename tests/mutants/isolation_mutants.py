@@ -17,16 +17,21 @@ from typing import Any
 from pydantic_ai import Tool
 from pydantic_ai.toolsets import FunctionToolset
 
-from reference.errors import ReferenceNotFoundError, SecurityError, ToolImportError
-from reference.isolation import IsolatedToolset, ServerHealth
-from reference.manager import SkillManagerCap
-from reference.mcp_client import McpServer
-from reference.references import list_references
-from reference.registry import POOL_SCOPE, ExtensionRegistry, ResolvedURI, Scope
-from reference.skill import McpServerSpec, Skill
-from reference.skill_tools import SkillToolsProvider, render_skill
-from reference.uri import SCHEME, is_skill_uri, parse_skill_uri
-from tests.mutants.base import MutantPool, mutant
+from skill_conformance.reference.errors import (
+    ReferenceNotFoundError,
+    SecurityError,
+    ToolImportError,
+)
+from skill_conformance.reference.isolation import IsolatedToolset, ServerHealth
+from skill_conformance.reference.manager import SkillManagerCap
+from skill_conformance.reference.mcp_client import McpServer
+from skill_conformance.reference.pool import SkillPool
+from skill_conformance.reference.references import list_references
+from skill_conformance.reference.registry import POOL_SCOPE, ExtensionRegistry, ResolvedURI, Scope
+from skill_conformance.reference.skill import McpServerSpec, Skill
+from skill_conformance.reference.skill_tools import SkillToolsProvider, render_skill
+from skill_conformance.reference.uri import SCHEME, is_skill_uri, parse_skill_uri
+from tests.mutants.base import mutant
 
 # -- a skill whose tools fail SHALL take no other skill's tools away ----------------------------
 
@@ -92,7 +97,7 @@ class RetriesDeadServers(SkillManagerCap):
 # -- a pool rebuild SHALL stop the MCP servers of the skill manager it replaces ------------------
 
 
-class RebuildForgetsEnteredManager(MutantPool):
+class RebuildForgetsEnteredManager(SkillPool):
     """Replaces the manager on a rebuild without exiting the old one: its servers keep running."""
 
     async def rebuild(self) -> None:
@@ -105,7 +110,7 @@ class RebuildForgetsEnteredManager(MutantPool):
 # -- skill tool registration SHALL survive pool rebuild ----------------------------------------
 
 
-class RebuildStrandsKeptTools(MutantPool):
+class RebuildStrandsKeptTools(SkillPool):
     """After a rebuild, the tools of skills that were already there dispatch to the old manager,
     which was closed: they are listed, but calling one fails."""
 

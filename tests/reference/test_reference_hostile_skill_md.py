@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from reference.frontmatter import MAX_FILE_BYTES, MAX_FRONTMATTER_BYTES
-from reference.loader import MAX_PROBLEM_LENGTH, LoadResult, load_skills
+from skill_conformance.reference.frontmatter import MAX_FILE_BYTES, MAX_FRONTMATTER_BYTES
+from skill_conformance.reference.loader import MAX_PROBLEM_LENGTH, LoadResult, load_skills
 
 _DEADLINE = 10.0
 _LAUGHS = ", ".join(

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from reference.errors import ToolImportError
-from reference.importer import import_tool
+from skill_conformance.reference.errors import ToolImportError
+from skill_conformance.reference.importer import import_tool
 
 
 @pytest.fixture

@@ -10,9 +10,9 @@ import anyio
 import pytest
 from reference_helpers import agent_run
 
-from reference.loader import load_skills
-from reference.manager import SkillManagerCap
-from reference.pool import SkillPool
+from skill_conformance.reference.loader import load_skills
+from skill_conformance.reference.manager import SkillManagerCap
+from skill_conformance.reference.pool import SkillPool
 from skill_conformance.runtime.world import pid_alive
 
 pytestmark = pytest.mark.anyio
@@ -62,7 +62,7 @@ async def test_a_dead_server_fails_no_run_and_is_reported_once(
 async def test_a_silent_server_is_given_up_within_the_startup_timeout(
     skills_dir: Path, make_skill: Any, server_entry: Any, mcp_log: Path, monkeypatch: Any
 ) -> None:
-    import reference.mcp_client as mcp_client
+    import skill_conformance.reference.mcp_client as mcp_client
 
     monkeypatch.setattr(mcp_client, "STARTUP_TIMEOUT", 1.0)
     entry = server_entry("mute")

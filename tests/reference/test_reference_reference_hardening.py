@@ -9,10 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from reference.errors import ReferenceNotFoundError, ReferenceTooLargeError, SecurityError
-from reference.references import MAX_REFERENCE_BYTES, read_reference
-from reference.skill import Skill
-from reference.skill_tools import render_skill
+from skill_conformance.reference.errors import (
+    ReferenceNotFoundError,
+    ReferenceTooLargeError,
+    SecurityError,
+)
+from skill_conformance.reference.references import MAX_REFERENCE_BYTES, read_reference
+from skill_conformance.reference.skill import Skill
+from skill_conformance.reference.skill_tools import render_skill
 
 
 @pytest.fixture

@@ -1,8 +1,8 @@
 """The state one scenario carries from step to step.
 
-Steps never hold an implementation themselves: they describe the world, then ask
-:class:`ScenarioContext` for the system, which is opened and started on first use, after the
-skills described so far have been written to disk.
+Steps never hold an implementation themselves: they describe the world, then build the system
+with :meth:`ScenarioContext.start` (which writes the skills described so far to disk, opens the
+implementation and starts it) before they ask it anything.
 
 The context also checks the scenario's ``@needs`` tags (:mod:`skill_conformance.runtime.abilities`):
 the world it writes, each operation it calls and each kind of result it checks must rely only on
@@ -27,7 +27,6 @@ from skill_conformance.port import (
     Implementation,
     McpChild,
     RunRecord,
-    Setup,
     SkillListing,
     SkillSystemError,
     ToolsChild,
@@ -107,17 +106,17 @@ class ScenarioContext:
         for ability, why in world_needs(self.world, self.children).items():
             self.uses(ability, why)
 
-    @property
-    def system(self) -> BlockingSkillSystem:
-        """The system under test, opened and started on first use."""
+    def start(self) -> BlockingSkillSystem:
+        """Build the scenario's system, once, and return it.
+
+        Building writes the skills described so far to disk, opens the implementation on them
+        and starts it (the pool's start-up). Later calls return the system already started.
+        """
         if self._system is None:
             self._check_world()
             self.world.write()
-            setup = Setup(
-                skills_dir=self.world.skills_dir,
-                children=tuple(self.children),
-                skills_tools_provider=self.skills_tools_provider,
-                workdir=self.world.scratch,
+            setup = self.world.setup(
+                self.children, skills_tools_provider=self.skills_tools_provider
             )
             with production_warnings():
                 opened = self.implementation.open(setup)
@@ -126,21 +125,17 @@ class ScenarioContext:
             system.start()
         return self._system
 
-    def start(self) -> None:
-        """Open and start the system (the pool's start-up), if that has not happened yet."""
-        _ = self.system
-
     def rebuild(self) -> None:
         """Write the skills as now described and have the pool rebuild them."""
         self._check_world()
         self.world.write()
         self.running_before_rebuild = self.servers.running_pids()
-        self.system.rebuild()
+        self.start().rebuild()
         self._tools = None
 
     def refresh_tools(self) -> list[str]:
         """List, in a real agent run, the tools the model is offered."""
-        self._tools = list(self.system.tool_names())
+        self._tools = list(self.start().tool_names())
         self.runs += 1
         return self._tools
 
@@ -153,7 +148,7 @@ class ScenarioContext:
         parsed = json.loads(arguments)
         assert isinstance(parsed, dict), f"tool arguments must be a JSON object: {arguments}"
         self.runs += 1
-        self.run = self.system.run_tool(tool, parsed)
+        self.run = self.start().run_tool(tool, parsed)
         # What the model was offered in that run is the agent's tool list: no second run needed.
         self._tools = list(self.run.offered)
         return self.run
@@ -165,7 +160,7 @@ class ScenarioContext:
 
     def create_agent(self, path: AgentPath) -> None:
         """Create an agent through ``path`` and keep what it is offered, or the error."""
-        self._agent = (path, self.attempt(lambda: list(self.system.agent_tool_names(path))))
+        self._agent = (path, self.attempt(lambda: list(self.start().agent_tool_names(path))))
 
     def agent_path(self) -> AgentPath:
         """The path of the agent this scenario created."""
@@ -242,13 +237,13 @@ class ScenarioContext:
 
     def enter(self) -> None:
         """Enter the skill manager."""
-        self.system.enter()
+        self.start().enter()
         self._entered = True
         self._tools = None
 
     def exit(self) -> None:
         """Exit the skill manager."""
-        self.system.exit()
+        self.start().exit()
         self._entered = False
         self._tools = None
 

@@ -1,9 +1,10 @@
 """A scenario's world on disk: real SKILL.md directories, tool modules and MCP server commands.
 
 Steps describe skills in words; :class:`World` turns those words into files in a fresh temporary
-directory and, for tools named without a module, into a generated Python module of its own. Nothing
-of one scenario's world is visible to another: each world has its own directory, and the tool
-modules it generates are removed from ``sys.path`` and ``sys.modules`` when it is torn down.
+directory and, for tools named without a module, into a generated Python module of its own, in
+:attr:`World.modules_dir`, which reaches the implementation as ``Setup.python_path``. Nothing of
+one scenario's world is visible to another: each world has its own directory, no global import
+path names it, and its modules are dropped from ``sys.modules`` when it is torn down.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from typing import Any
 
 import yaml
 
-from skill_conformance.port import ServerCommand
+from skill_conformance.port import McpChild, ServerCommand, Setup, ToolsChild
 
 __all__ = ["ServerLog", "SkillDraft", "World", "pid_alive"]
 
@@ -97,7 +98,18 @@ class World:
         self._processes: list[subprocess.Popen[bytes]] = []
         for directory in (self.skills_dir, self.modules_dir, self.scratch):
             directory.mkdir(parents=True, exist_ok=True)
-        sys.path.insert(0, str(self.modules_dir))
+
+    def setup(
+        self, children: Sequence[ToolsChild | McpChild] = (), *, skills_tools_provider: bool = True
+    ) -> Setup:
+        """What the implementation is opened on: this world's skills, modules and scratch."""
+        return Setup(
+            skills_dir=self.skills_dir,
+            children=tuple(children),
+            skills_tools_provider=skills_tools_provider,
+            workdir=self.scratch,
+            python_path=(self.modules_dir,),
+        )
 
     # -- describing skills -------------------------------------------------------------------
 
@@ -364,7 +376,7 @@ class World:
                 os.close(os.open(pipe, os.O_WRONLY | os.O_NONBLOCK))
 
     def teardown(self) -> None:
-        """Stop the world's own servers, end hanging imports; undo its import path and modules."""
+        """Stop the world's own servers, end hanging imports; forget its modules."""
         self.release()
         if self.scratch.is_dir():
             self.import_release.write_text("released")
@@ -376,9 +388,6 @@ class World:
                 process.kill()
                 process.wait()
         self._processes.clear()
-        with_dir = str(self.modules_dir)
-        if with_dir in sys.path:
-            sys.path.remove(with_dir)
         for module in self._module_names:
             sys.modules.pop(module, None)
 
