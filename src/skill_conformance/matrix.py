@@ -10,7 +10,8 @@ run prints a line when it starts and one when it ends, with its counts and how l
     python -m skill_conformance.matrix --out build/matrix \\
         --run reference=.venv/bin/python --run agno=build/venvs/agno/bin/python
 
-Exit status: 0 when every run's gate passed (failures only where its expectations file lists
+Each run's address space is limited to :data:`MEMORY_LIMIT`. Exit status: 0 when every run's
+gate passed (failures only where its expectations file lists
 them), 1 when one did not, 2 when a run gave no results at all.
 """
 
@@ -19,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -31,6 +33,15 @@ __all__ = ["Outcome", "Run", "badge_summary", "main", "parse_run", "run_matrix"]
 
 _ROOT = Path(__file__).resolve().parents[2]
 """The repository root: where ``steps/`` and ``features/`` are (an editable install)."""
+
+MEMORY_LIMIT = 4 << 30
+"""The address space each run may take (``RLIMIT_AS``), 4 GiB: an implementation that reads a
+``SKILL.md`` linked to ``/dev/zero`` to its end meets a ``MemoryError``, not the machine's OOM
+killer (observed: a third party's run grew to 10 GB before the kernel killed it)."""
+
+
+def _limit_memory() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
 
 
 @dataclass(frozen=True)
@@ -104,7 +115,14 @@ def _one(run: Run, index: int, total: int, out: Path) -> Outcome:
     command += ["-q", "--conformance-results", str(scratch)]
     started = time.monotonic()
     with log.open("wb") as sink:
-        status = subprocess.call(command, cwd=_ROOT, env=env, stdout=sink, stderr=subprocess.STDOUT)
+        status = subprocess.call(
+            command,
+            cwd=_ROOT,
+            env=env,
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+            preexec_fn=_limit_memory,
+        )
     seconds = time.monotonic() - started
     if not scratch.exists():
         print(f"      {run.impl}: no results (exit {status}); its output: {log}", flush=True)

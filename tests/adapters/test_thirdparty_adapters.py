@@ -26,6 +26,7 @@ from skill_conformance.adapters.thirdparty.common import (
 from skill_conformance.adapters.thirdparty.listing import (
     deferred_capabilities,
     markdown_skill_list,
+    markdown_skill_paths,
     skill_load_warnings,
     xml_skill_list,
 )
@@ -86,6 +87,13 @@ def test_markdown_skill_list_reads_bold_name_entries() -> None:
         ("ponytail", "Ties hair."),
         ("braid", "Braids: three **strands**."),
     ]
+
+
+def test_markdown_skill_paths_reads_each_entry_s_read_line() -> None:
+    assert markdown_skill_paths(DEEPAGENTS) == {
+        "ponytail": "/ponytail/SKILL.md",
+        "braid": "/braid/SKILL.md",
+    }
 
 
 def test_skill_load_warnings_are_decoded_one_per_line() -> None:

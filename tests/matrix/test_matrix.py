@@ -13,7 +13,14 @@ from pathlib import Path
 
 import pytest
 
-from skill_conformance.matrix import Run, badge_summary, main, parse_run, run_matrix
+from skill_conformance.matrix import (
+    MEMORY_LIMIT,
+    Run,
+    badge_summary,
+    main,
+    parse_run,
+    run_matrix,
+)
 
 
 def _results(name: str, version: str, exit_status: int, **counts: int) -> dict[str, object]:
@@ -42,7 +49,10 @@ def _python(tmp_path: Path, name: str, document: dict[str, object] | None, statu
 for a in "$@"; do [ "$prev" = --conformance-results ] && out=$a; prev=$a; done
 printf '%s' '{payload}' > "$out"
 """
-    script.write_text(f'#!/usr/bin/env bash\necho running {name} "$@"\n{write}exit {status}\n')
+    script.write_text(
+        f'#!/usr/bin/env bash\necho running {name} "$@"\necho limit $(ulimit -v)\n'
+        f"{write}exit {status}\n"
+    )
     script.chmod(script.stat().st_mode | stat.S_IXUSR)
     return str(script)
 
@@ -98,7 +108,9 @@ def test_each_run_writes_its_results_summary_and_log_and_one_report(
         "reference-0.1.0.summary.json",
     ]
     assert json.loads((out / "agno-3.1.10.summary.json").read_text())["failed"] == 1
-    assert "--impl agno" in (out / "agno-3.1.10.log").read_text()
+    log = (out / "agno-3.1.10.log").read_text()
+    assert "--impl agno" in log
+    assert f"limit {MEMORY_LIMIT // 1024}" in log  # each run's address space is bounded
     page = (out / "index.html").read_text()
     assert page.index("reference 0.1.0") < page.index("agno 3.1.10")
     printed = capsys.readouterr().out

@@ -27,6 +27,8 @@ from skill_conformance.commands.main import main
 from skill_conformance.verdicts.expectations import Expectations, write_expectations
 from skill_conformance.verdicts.results import load_results
 
+pytestmark = pytest.mark.slow  # whole-suite runs, one per verdict kind, one under xdist: `make ci`
+
 ROOT = Path(__file__).resolve().parents[2]
 
 ADAPTER = """
@@ -34,8 +36,6 @@ import asyncio
 
 from skill_conformance.adapters.reference import ReferenceImplementation, ReferenceSystem
 from skill_conformance.port import Ability
-
-pytestmark = pytest.mark.slow  # whole-suite runs, one per verdict kind, one under xdist: `make ci`
 
 
 class GateSystem(ReferenceSystem):

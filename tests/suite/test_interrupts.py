@@ -44,7 +44,7 @@ def _processes_with(marker: str) -> list[str]:
         except OSError:
             continue
         if state != "Z":
-            found.append(f"{entry.name}: {command[:120]}")
+            found.append(f"{entry.name}: {command}")
     return found
 
 

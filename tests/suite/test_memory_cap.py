@@ -20,11 +20,12 @@ def test_greedy():
 
 
 def _run(tmp_path: Path, *options: str) -> subprocess.CompletedProcess[str]:
-    (tmp_path / "test_greedy.py").write_text(_GREEDY)
+    (tmp_path / "steps").mkdir(exist_ok=True)  # the bound is for runs of the scenarios
+    (tmp_path / "steps" / "test_greedy.py").write_text(_GREEDY)
     return subprocess.run(
         [
             *(sys.executable, "-m", "pytest", "-q", "-s", "-p", "no:cacheprovider"),
-            *("-p", "skill_conformance.runtime.plugin", *options, "test_greedy.py"),
+            *("-p", "skill_conformance.runtime.plugin", *options, "steps/test_greedy.py"),
         ],
         cwd=tmp_path,
         capture_output=True,

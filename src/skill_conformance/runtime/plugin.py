@@ -71,7 +71,8 @@ def pytest_configure(config: pytest.Config) -> None:
         config, _COLLECTED, lambda: header_of(config), lambda: _expectation_notes(config)
     )
     config.pluginmanager.register(reporting, "skill-conformance-reporting")
-    config.stash[_MEMORY] = cap_memory(config.stash[_MEMORY_LIMIT])
+    if _aims_at_steps(config):
+        config.stash[_MEMORY] = cap_memory(config.stash[_MEMORY_LIMIT])
     main = threading.current_thread() is threading.main_thread()
     if main and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:  # leave others' handlers
         config.stash[_SIGTERM_HANDLED] = True

@@ -19,7 +19,6 @@ from agno.agent import Agent
 from agno.models.base import Model
 from agno.models.response import ModelResponse
 from agno.skills import LocalSkills, Skills
-from agno.skills.errors import SkillError
 from agno.tools.function import Function
 
 from skill_conformance.adapters.thirdparty.agno_paths import (
@@ -152,17 +151,25 @@ class AgnoSystem:
         self._setup = setup
         self._log = ProblemLog(loggers=("agno",))
         self._skills: Skills | None = None
+        self._started = False
 
     async def start(self) -> None:
-        """Load the skills as ``Skills(loaders=[LocalSkills(dir)])`` does, validating them."""
+        """Load the skills as ``Skills(loaders=[LocalSkills(dir)])`` does, validating them.
+
+        agno raises on the first skill it refuses, and then there is no ``Skills`` at all: the
+        host runs its agent without skills, and the error is a problem. What the model is then
+        offered (no skill) is what the scenarios see.
+        """
         with self._log.recording():
             try:
                 self._skills = Skills(loaders=[LocalSkills(str(self._setup.skills_dir))])
-            except SkillError as error:
-                raise refused(error) from error
+            except Exception as error:
+                self._log.failed("Skills(loaders=[LocalSkills(...)])", error)
+                self._skills = None
+        self._started = True
 
     async def _run(self, script: ToolScript) -> ToolScript:
-        assert self._skills is not None, "start() was not called"
+        assert self._started, "start() was not called"
         tools = [
             Function(name=name, entrypoint=_returning(f"{child.label}:{name}"))
             for child in child_tools(self._setup.children)
@@ -207,13 +214,16 @@ class AgnoSystem:
         return agno_result_text(script.result, "content")
 
     async def rebuild(self) -> None:
-        """``Skills.reload()``: every loader again, as agno's own reload does."""
-        assert self._skills is not None, "start() was not called"
+        """``Skills.reload()``: every loader again, as agno's own reload does (or a new one)."""
+        if self._skills is None:
+            await self.start()
+            return
         with self._log.recording():
             try:
                 self._skills.reload()
-            except SkillError as error:
-                raise refused(error) from error
+            except Exception as error:
+                self._log.failed("Skills.reload()", error)
+                self._skills = None
 
     def problems(self) -> Sequence[str]:  # noqa: D102
         return self._log.lines()

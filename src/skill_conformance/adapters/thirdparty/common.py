@@ -90,6 +90,10 @@ class ProblemLog:
         for warning in caught:
             self.add(str(warning.message))
 
+    def failed(self, what: str, error: Exception) -> None:
+        """Record that building ``what`` raised ``error``: the host goes on without it."""
+        self.add(f"{what} failed: {type(error).__name__}: {error}")
+
     def add(self, message: str) -> None:
         """Keep ``message`` on one line, once."""
         line = one_line(message)

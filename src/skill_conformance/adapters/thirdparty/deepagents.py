@@ -30,7 +30,11 @@ from skill_conformance.adapters.thirdparty.common import (
     refused,
     unsupported_uri,
 )
-from skill_conformance.adapters.thirdparty.listing import markdown_skill_list, skill_load_warnings
+from skill_conformance.adapters.thirdparty.listing import (
+    markdown_skill_list,
+    markdown_skill_paths,
+    skill_load_warnings,
+)
 from skill_conformance.adapters.thirdparty.script import ToolScript
 from skill_conformance.port import (
     Ability,
@@ -147,12 +151,22 @@ class DeepagentsSystem:
     def __init__(self, setup: Setup) -> None:
         self._setup = setup
         self._log = ProblemLog(loggers=("deepagents",))
+        self._skills = True
         self._backend: FilesystemBackend | None = None
 
     async def start(self) -> None:
-        """The backend rooted at the skills directory, as the middleware's docs show; one run."""
+        """The backend rooted at the skills directory, as the middleware's docs show; one run.
+
+        When that first run raises (reading one skill is enough), the middleware cannot serve:
+        the host builds its agents without skills, and the error is a problem. Later runs are
+        not guarded: what they raise is a crash.
+        """
         self._backend = FilesystemBackend(root_dir=self._setup.skills_dir, virtual_mode=True)
-        await self._run(ToolScript())
+        try:
+            await self._run(ToolScript())
+        except Exception as error:
+            self._log.failed("the first run with the skills middleware", error)
+            self._skills = False
 
     async def _run(self, script: ToolScript) -> ToolScript:
         assert self._backend is not None, "start() was not called"
@@ -164,7 +178,7 @@ class DeepagentsSystem:
         agent = create_deep_agent(
             model=ScriptedChatModel(script=script),
             tools=tools,
-            skills=["/"],
+            skills=["/"] if self._skills else None,
             backend=self._backend,
         )
         with self._log.recording():
@@ -187,11 +201,15 @@ class DeepagentsSystem:
         return str(script.result)
 
     async def load_skill(self, skill: str, arguments: str | None = None) -> str:
-        """``read_file`` on the skill's ``SKILL.md``, as the middleware's prompt says to."""
+        """``read_file`` on the path the prompt lists for the skill, as it says to.
+
+        A name the prompt does not list is read where a skill of that name would be.
+        """
         unsupported_uri(skill)
         if arguments is not None:
             raise Unsupported(UNSUPPORTED[Ability.ARGUMENTS])
-        return await self._read_file(f"/{skill}/SKILL.md")
+        paths = markdown_skill_paths((await self._run(ToolScript())).prompt)
+        return await self._read_file(paths.get(skill, f"/{skill}/SKILL.md"))
 
     async def list_skills(self) -> Sequence[SkillListing]:
         """The skills the middleware lists in the system prompt."""

@@ -17,6 +17,7 @@ from skill_conformance.port import SkillListing
 __all__ = [
     "deferred_capabilities",
     "markdown_skill_list",
+    "markdown_skill_paths",
     "skill_load_warnings",
     "xml_skill_list",
 ]
@@ -55,6 +56,16 @@ def markdown_skill_list(prompt: str | None) -> list[SkillListing]:
         SkillListing(name=m["name"], description=m["description"], source=_LOCAL)
         for m in _MARKDOWN_ENTRY.finditer(prompt or "")
     ]
+
+
+_MARKDOWN_PATH = re.compile(
+    r"^- \*\*(?P<name>[^*]+)\*\*: .*?$(?:\n  -> .*$)*?\n  -> Read `(?P<path>[^`]+)`", re.MULTILINE
+)
+
+
+def markdown_skill_paths(prompt: str | None) -> dict[str, str]:
+    """The path each entry of a Markdown skill list says to read (``-> Read `path```)."""
+    return {m["name"]: m["path"] for m in _MARKDOWN_PATH.finditer(prompt or "")}
 
 
 _XML_SKILL = re.compile(

@@ -94,18 +94,34 @@ class PydanticAiSkillsSystem:
         self._setup = setup
         self._log = ProblemLog()
         self._capability: SkillsCapability[None] | None = None
+        self._started = False
 
     async def start(self) -> None:
-        """Build the capability, then serve one run: harness reads the skills at a run's start."""
+        """Build the capability, then serve one run: harness reads the skills at a run's start.
+
+        When building it, or that first run, raises (one unreadable skill is enough), the
+        capability cannot serve: the host runs its agents without skills, and the error is a
+        problem. Later runs are not guarded: what they raise is a crash.
+        """
         with self._log.recording():
-            self._capability = SkillsCapability(self._setup.skills_dir)
-        await self._run(Script())
+            try:
+                self._capability = SkillsCapability(self._setup.skills_dir)
+            except Exception as error:
+                self._log.failed("SkillsCapability(directory)", error)
+                self._capability = None
+        self._started = True
+        try:
+            await self._run(Script())
+        except Exception as error:
+            self._log.failed("the first run with SkillsCapability", error)
+            self._capability = None
 
     async def _run(self, script: Script) -> Script:
-        assert self._capability is not None, "start() was not called"
+        assert self._started, "start() was not called"
         toolsets = [_toolset(child) for child in child_tools(self._setup.children)]
+        capabilities = [] if self._capability is None else [self._capability]
         agent: Agent[None, str] = Agent(
-            script.model(), capabilities=[self._capability], toolsets=toolsets
+            script.model(), capabilities=capabilities, toolsets=toolsets
         )
         with self._log.recording():
             await agent.run("Use the skills.")
