@@ -12,8 +12,11 @@ $(UV):
 	python3 -m pip install --user --quiet uv
 
 .PHONY: sync
-sync: $(UV) ## Install the locked environment
-	$(UV) sync --frozen --quiet
+sync: $(UV) ## Install the locked environment, its bytecode compiled
+	@# Compiled once here, so that no run compiles a module from source (with
+	@# PYTHONDONTWRITEBYTECODE set nothing else ever writes it: pydantic-ai's 1.6 MB price table
+	@# alone took about 0.3 s of CPU in every conformance run). Later syncs compile only what changed.
+	$(UV) sync --frozen --quiet --compile-bytecode
 
 .PHONY: conformance
 conformance: sync ## Run the conformance suite against IMPL (default: the reference)
@@ -62,8 +65,8 @@ typecheck: sync ## mypy --strict over the suite, the steps and the reference
 	$(UV) run --frozen mypy src steps reference benchmarks conftest.py
 
 .PHONY: bench
-bench: sync ## Print the benchmark figures: conformance run and its split, tool-list scaling
-	$(UV) run --frozen python benchmarks/conformance_run.py --impl $(IMPL)
+bench: sync ## Benchmark ratios, side by side: run vs collect-only, per scenario, server vs interpreter start; tool-list scaling
+	$(UV) run --frozen python benchmarks/conformance_run.py --impl $(IMPL) --no-zygote-too
 	$(UV) run --frozen python benchmarks/tool_list_scaling.py --impl $(IMPL) \
 		$(foreach p,$(REAL_PYTHON),--real-python $(p))
 

@@ -38,6 +38,8 @@ class Sample:
     wall: float
     cpu: float
     scenarios: int
+    outcome: str
+    """pytest's closing line."""
 
 
 def _children_cpu() -> float:
@@ -56,7 +58,7 @@ def _pytest(impl: str, *args: str) -> Sample:
         sys.exit(f"pytest exited {done.returncode}:\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
     last = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else ""
     counts = re.findall(r"(\d+) (?:passed|failed|skipped|xfailed|xpassed|error|tests? coll)", last)
-    return Sample(wall, cpu, sum(int(count) for count in counts))
+    return Sample(wall, cpu, sum(int(count) for count in counts), last)
 
 
 async def _handshake(zygote: str | None) -> float:
@@ -146,7 +148,7 @@ def main() -> None:
     per_wall = [(r.wall - c.wall) / scenarios * 1000 for r, c in zip(runs, collects, strict=True)]
     per_cpu = [(r.cpu - c.cpu) / scenarios * 1000 for r, c in zip(runs, collects, strict=True)]
     print(f"load average (1 min) before {load_before[0]:.2f}, after {load_after[0]:.2f}")
-    print(f"scenarios: {scenarios}")
+    print(f"scenarios: {scenarios} (last run: {runs[-1].outcome})")
     print(
         f"collect-only: wall {_spread([c.wall for c in collects])}, "
         f"CPU {_spread([c.cpu for c in collects])}"

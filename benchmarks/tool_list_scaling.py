@@ -109,7 +109,7 @@ def mcp_starts(skills: int = 100) -> tuple[int, int]:
             for index in range(skills):
                 world.add_mcp_server(f"mcp-{index:03d}", f"server-{index:03d}", ["echo"])
             world.write()
-            system = blocking(implementation.open(Setup(skills_dir=world.skills_dir)), 600)
+            system = blocking(implementation.open(world.setup()), 600)
             system.start()
             started = len(ServerLog(world.mcp_log).started())
             system.close()

@@ -204,9 +204,12 @@ Feature: skill-loading
   Rule: A skill's name SHALL follow the format, and a name differing from its folder SHALL still load
     A skill's `name` SHALL be 1 to 64 characters, each an ASCII lowercase letter, a digit or a hyphen,
     with no hyphen first, last or next to another; a skill whose name breaks any of these rules SHALL be
-    refused. The format's own rule spells the letters `a-z`, and AgentPool turns every name into the
-    prefix of tool names (`{skill}__tool__{function}`), which model providers restrict to ASCII and to 64
-    characters, so a longer or non-ASCII name cannot be offered at all. A name that differs from its
+    refused. The format sets these rules and spells the letters `a-z`; AgentPool's skill model enforces
+    the length, case and hyphen rules; and a name becomes the prefix of tool names
+    (`{skill}__tool__{function}`), which model providers restrict to ASCII letters, digits, `_` and `-`
+    and bound in length, so a non-ASCII or over-long name could not be offered everywhere. The format's
+    guidance for clients relaxes the length too, but a name is an identifier that every tool name
+    inherits, so this spec keeps the limit. A name that differs from its
     folder's name SHALL still load, under the name it declares, and SHALL be reported: the format asks
     for the two to match, but its guidance for clients and most loaders treat a mismatch as a warning.
     \When two folders declare the same name, exactly one skill of that name SHALL load: the one whose
@@ -438,7 +441,8 @@ Feature: skill-loading
     its skill's folder SHALL make the skill refused without being read, and without blocking start-up
     or shutdown. A `SKILL.md` larger than 1 MiB (1,048,576 bytes), or whose frontmatter is larger than
     64 KiB (65,536 bytes), SHALL be refused without being parsed, in time that does not grow with its
-    size beyond reading the limit. A `SKILL.md` within both limits SHALL load. The instructions the
+    size beyond reading the limit. A size within both limits SHALL NOT be a reason to refuse. The
+    instructions the
     format recommends are a few thousand words and a frontmatter a few lines, so these limits refuse
     nothing real while bounding what one file can cost.
 
@@ -557,8 +561,9 @@ Feature: skill-loading
 
   @requirement:each-refused-skill-shall-be-reported-on-one-short-line-naming-its-file-line-and-field @delta:baseline @added-by:skill-conformance
   Rule: Each refused skill SHALL be reported on one short line naming its file, line and field
-    Every refused skill, and every skill that loads despite a problem (a name differing from its folder,
-    a name another skill also declares), SHALL be reported as exactly one problem. A problem SHALL be a
+    Every refused skill SHALL be reported as exactly one problem, and so SHALL a skill that loads under a
+    name differing from its folder; what else a loaded skill has (an unknown field) MAY be reported
+    too. A problem SHALL be a
     single line of at most 1,000 characters that names the `SKILL.md` file, the line of that file where
     the problem is (when the file was read far enough to know it), and the field at fault. A value
     quoted in a problem SHALL be cut to a short excerpt, so that no input, however large, makes a

@@ -75,6 +75,25 @@ Feature: skill-manager-cap
       When the skill manager is built
       Then no MCP server has been started
 
+  @requirement:a-pool-rebuild-shall-stop-the-mcp-servers-of-the-skill-manager-it-replaces @delta:baseline @added-by:skill-conformance
+  Rule: A pool rebuild SHALL stop the MCP servers of the skill manager it replaces
+    \When the pool rebuilds its skills while its skill manager is entered, the replaced manager SHALL be
+    exited, so that none of the MCP server processes it started is left running, and the tools of the
+    new manager SHALL be callable at once. Whether the new manager is entered right away or by the next
+    enter is the implementation's choice; in either case no declared server SHALL run twice.
+
+    @id:a-pool-rebuild-shall-stop-the-mcp-servers-of-the-skill-manager-it-replaces.a-rebuild-while-the-skill-manager-is-entered-leaves-none-of-its-servers-running @added-by:skill-conformance @needs:lifecycle @needs:mcp @needs:pool-rebuild
+    Scenario: A rebuild while the skill manager is entered leaves none of its servers running
+      Given a skill `alpha` declaring the MCP server `first` with the tool `echo`
+      And the pool has started
+      When the skill manager is entered
+      Then the MCP server `first` is running
+      When the pool rebuilds its skills
+      Then the MCP server processes running before the rebuild have stopped
+      When the agent calls `alpha__mcp__echo` with `{"text": "hi"}`
+      Then the call returns the text `first:echo:hi`
+      And the MCP server `first` is running at most once
+
   @requirement:skillmanagercap-shall-be-registered-with-extensionregistry-at-pool-scope @delta:baseline @upstream-delta:added
   Rule: SkillManagerCap SHALL be registered with ExtensionRegistry at POOL scope
     Whenever the pool builds its skill manager, the manager SHALL be registered with the extension registry

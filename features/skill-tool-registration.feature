@@ -105,6 +105,98 @@ Feature: skill-tool-registration
       Then the agent sees exactly the tool `healthy__tool__loads`
       And a problem is reported naming `misconfigured` and `ghost`
 
+  @requirement:a-skill-whose-tools-fail-shall-take-no-other-skill-s-tools-away @delta:baseline @added-by:skill-conformance
+  Rule: A skill whose tools fail SHALL take no other skill's tools away
+    Each skill's tools SHALL stand or fall on their own. A Python tool whose module cannot be imported,
+    raises `SystemExit` or `KeyboardInterrupt` while importing, or does not finish importing within a
+    bound the implementation states, and an MCP server whose command does not exist, which exits at
+    once, which never answers its handshake, or which cannot be reached over HTTP, SHALL each be
+    reported as one problem naming the skill and the tool or server, and SHALL only cost that skill the
+    tools concerned: every other skill's tools SHALL still be offered and stay callable, in the same
+    agent run, and entering the skill manager SHALL still start every other MCP server. An exception a
+    tool module raises at import SHALL NOT end the host process or its event loop. A problem
+    found while entering the manager or during a run SHALL be reported like one found when the manager
+    is built; the failing server SHALL NOT be retried on every run, and no process it started SHALL be
+    left running.
+
+    @id:a-skill-whose-tools-fail-shall-take-no-other-skill-s-tools-away.a-tool-module-that-raises-systemexit-while-importing-leaves-the-other-skills-intact @added-by:skill-conformance @needs:python-tools @needs:problems
+    Scenario: A tool module that raises SystemExit while importing leaves the other skills intact
+      Given a skill `quitter` declaring the Python tool `probe` from a module that raises `SystemExit` while importing
+      And a skill `healthy` declaring the Python tool `json:loads`
+      When the agent calls `healthy__tool__loads` with `{"s": "[1]"}`
+      Then the agent sees exactly the tool `healthy__tool__loads`
+      And the call returns `[1]`
+      And a problem is reported naming `quitter` and `probe`
+
+    @id:a-skill-whose-tools-fail-shall-take-no-other-skill-s-tools-away.a-tool-module-that-raises-keyboardinterrupt-while-importing-leaves-the-other-skills-intact @added-by:skill-conformance @needs:python-tools @needs:problems
+    Scenario: A tool module that raises KeyboardInterrupt while importing leaves the other skills intact
+      Given a skill `interrupter` declaring the Python tool `probe` from a module that raises `KeyboardInterrupt` while importing
+      And a skill `healthy` declaring the Python tool `json:loads`
+      When the agent calls `healthy__tool__loads` with `{"s": "[1]"}`
+      Then the agent sees exactly the tool `healthy__tool__loads`
+      And the call returns `[1]`
+      And a problem is reported naming `interrupter` and `probe`
+
+    @id:a-skill-whose-tools-fail-shall-take-no-other-skill-s-tools-away.a-tool-module-that-never-finishes-importing-is-given-up @added-by:skill-conformance @needs:python-tools @needs:problems
+    Scenario: A tool module that never finishes importing is given up
+      Given a skill `sleeper` declaring the Python tool `probe` from a module that never finishes importing
+      And a skill `healthy` declaring the Python tool `json:loads`
+      When the agent calls `healthy__tool__loads` with `{"s": "[1]"}`
+      Then the agent sees exactly the tool `healthy__tool__loads`
+      And the call returns `[1]`
+      And a problem is reported naming `sleeper` and `probe`
+
+    @id:a-skill-whose-tools-fail-shall-take-no-other-skill-s-tools-away.an-mcp-server-whose-command-does-not-exist-leaves-the-other-skills-tools-callable @added-by:skill-conformance @needs:mcp @needs:python-tools @needs:problems
+    Scenario: An MCP server whose command does not exist leaves the other skills' tools callable
+      Given a skill `missing` declaring the MCP server `nowhere` whose command does not exist
+      And a skill `healthy` declaring the Python tool `json:loads`
+      When the agent calls `healthy__tool__loads` with `{"s": "[1]"}`
+      Then the call returns `[1]`
+      And the model was offered the tool `healthy__tool__loads` in that run
+      And the agent sees no tool starting with `missing__`
+      And a problem is reported naming `missing` and `nowhere`
+
+    @id:a-skill-whose-tools-fail-shall-take-no-other-skill-s-tools-away.an-mcp-server-that-exits-at-once-leaves-the-other-skills-mcp-tools-callable @added-by:skill-conformance @needs:mcp @needs:problems
+    Scenario: An MCP server that exits at once leaves the other skills' MCP tools callable
+      Given a skill `alpha` declaring the MCP server `first` with the tool `echo`
+      And a skill `crashing` declaring the MCP server `dead` that exits at once
+      When the agent calls `alpha__mcp__echo` with `{"text": "hi"}`
+      Then the call returns the text `first:echo:hi`
+      And the agent sees exactly the tool `alpha__mcp__echo`
+      And a problem is reported naming `crashing` and `dead`
+
+    @id:a-skill-whose-tools-fail-shall-take-no-other-skill-s-tools-away.an-mcp-server-that-never-answers-is-given-up-and-stopped @added-by:skill-conformance @needs:mcp @needs:python-tools @needs:problems
+    Scenario: An MCP server that never answers is given up and stopped
+      Given a skill `silent` declaring the MCP server `mute` that never answers
+      And a skill `healthy` declaring the Python tool `json:loads`
+      When the agent calls `healthy__tool__loads` with `{"s": "[1]"}`
+      Then the call returns `[1]`
+      And the agent sees no tool starting with `silent__`
+      And a problem is reported naming `silent` and `mute`
+      And no MCP server is running
+
+    @id:a-skill-whose-tools-fail-shall-take-no-other-skill-s-tools-away.an-mcp-server-that-cannot-be-reached-over-http-leaves-the-other-skills-tools-callable @added-by:skill-conformance @needs:mcp-http @needs:python-tools @needs:problems
+    Scenario: An MCP server that cannot be reached over HTTP leaves the other skills' tools callable
+      Given a skill `offline` declaring the MCP server `remote` by a URL where nothing listens
+      And a skill `healthy` declaring the Python tool `json:loads`
+      When the agent calls `healthy__tool__loads` with `{"s": "[1]"}`
+      Then the call returns `[1]`
+      And the agent sees no tool starting with `offline__`
+      And a problem is reported naming `offline` and `remote`
+
+    @id:a-skill-whose-tools-fail-shall-take-no-other-skill-s-tools-away.entering-the-skill-manager-starts-the-other-mcp-servers-when-one-exits-at-once @added-by:skill-conformance @needs:lifecycle @needs:mcp @needs:problems
+    Scenario: Entering the skill manager starts the other MCP servers when one exits at once
+      Given a skill `alpha` declaring the MCP server `first` with the tool `echo`
+      And a skill `crashing` declaring the MCP server `dead` that exits at once
+      When the skill manager is entered
+      Then the MCP server `first` is running
+      And a problem is reported naming `crashing` and `dead`
+      When the agent calls `alpha__mcp__echo` with `{"text": "hi"}`
+      Then the call returns the text `first:echo:hi`
+      And the MCP server `dead` has been started once
+      When the skill manager is exited
+      Then no MCP server is running
+
   @requirement:skill-allowed-tools-shall-filter-registered-tools @delta:baseline @upstream-delta:added
   Rule: Skill allowed_tools SHALL filter registered tools
     A skill's `allowed-tools` SHALL decide which of that skill's own tools the agent is offered, by bare
@@ -155,6 +247,15 @@ Feature: skill-tool-registration
       When the skill `drop` is removed from the skills directory
       And the pool rebuilds its skills
       Then the agent sees exactly the tool `keep__tool__loads`
+
+    @id:skill-tool-registration-shall-survive-pool-rebuild.tools-that-remain-after-a-rebuild-stay-callable @added-by:skill-conformance @needs:pool-rebuild @needs:python-tools
+    Scenario: Tools that remain after a rebuild stay callable
+      Given a skill `first` declaring the Python tool `count`
+      And the pool has started
+      When a skill `second` declaring the Python tool `json:dumps` is added to the skills directory
+      And the pool rebuilds its skills
+      And the agent calls `first__tool__count` with `{}`
+      Then the call returns `first:count`
 
   @requirement:skill-tool-registration-shall-survive-for-run-copy @delta:baseline @upstream-delta:added
   Rule: Skill tool registration SHALL survive for_run() copy

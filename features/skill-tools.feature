@@ -60,6 +60,20 @@ Feature: skill-tools
       When `load_skill` is called with `..\secret.md`
       Then the call fails with a security error
 
+    @id:load-skill-tool-shall-resolve-skills-by-bare-name-or-uri.a-bare-name-holding-a-slash-is-refused @added-by:skill-conformance @needs:error-kinds
+    Scenario: A bare name holding a slash is refused
+      Given a skill `my-skill`
+      And a file `secret.md` containing `TOPSECRET` next to the skills directory
+      When `load_skill` is called with `../secret.md`
+      Then the call fails with a security error
+      And no result or error contains `TOPSECRET`
+
+    @id:load-skill-tool-shall-resolve-skills-by-bare-name-or-uri.a-bare-name-made-of-dots-only-is-refused @added-by:skill-conformance @needs:error-kinds
+    Scenario: A bare name made of dots only is refused
+      Given a skill `my-skill`
+      When `load_skill` is called with `..`
+      Then the call fails with a security error
+
   @requirement:load-skill-shall-dispatch-via-skillresource-protocol-for-mcp-providers @delta:baseline @upstream-delta:added
   Rule: load_skill SHALL dispatch via SkillResource protocol for MCP providers
     `load_skill` and `list_skills` SHALL discover remote skills only through capabilities that are skill
@@ -85,6 +99,24 @@ Feature: skill-tools
       Given a remote skill provider `hub` offering the skills `remote-one`
       When `load_skill` is called with `remote-one`
       Then the text contains `Instructions of remote-one.`
+
+  @requirement:a-local-skill-shall-take-precedence-over-a-remote-skill-of-the-same-name @delta:baseline @added-by:skill-conformance
+  Rule: A local skill SHALL take precedence over a remote skill of the same name
+    \When a remote skill provider offers a skill whose name is also a local skill's, `load_skill` SHALL
+    return the local skill, for a bare name and for `skill://{name}` alike: the pool's own skills
+    directory is the configuration the operator controls, and one name SHALL NOT give two different
+    skills depending on how it is written.
+
+    @id:a-local-skill-shall-take-precedence-over-a-remote-skill-of-the-same-name.a-local-skill-wins-over-a-remote-one-of-the-same-name-by-bare-name-and-by-uri @added-by:skill-conformance @needs:remote-skills @needs:mcp @needs:skill-uri
+    Scenario: A local skill wins over a remote one of the same name, by bare name and by URI
+      Given a skill `shared` whose instructions are `The local copy.`
+      And a remote skill provider `hub` offering the skills `shared`
+      When `load_skill` is called with `shared`
+      Then the text contains `The local copy.`
+      And the text does not contain `Instructions of shared.`
+      When `load_skill` is called with `skill://shared`
+      Then the text contains `The local copy.`
+      And the text does not contain `Instructions of shared.`
 
   @requirement:load-skill-shall-support-argument-substitution @delta:baseline @upstream-delta:added
   Rule: load_skill SHALL support argument substitution
@@ -246,6 +278,73 @@ Feature: skill-tools
       And a file `secret.md` containing `TOPSECRET` next to the skills directory
       When the file `../../secret.md` of the skill `my-skill` is read
       Then the call fails with a security error
+
+    @id:load-skill-shall-load-reference-files.an-absolute-reference-path-is-blocked @added-by:skill-conformance @needs:skill-uri @needs:error-kinds
+    Scenario: An absolute reference path is blocked
+      Given a skill `my-skill`
+      And a file `secret.md` containing `TOPSECRET` next to the skills directory
+      When `load_skill` is called with the URI of skill `my-skill` and the absolute path of `secret.md`
+      Then the call fails with a security error
+      And no result or error contains `TOPSECRET`
+
+  @requirement:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded @delta:baseline @added-by:skill-conformance
+  Rule: Reading a reference file SHALL stay inside the skill and bounded
+    A reference file SHALL be read from the very file whose place was checked, at the time of the call:
+    a reference replaced by a symbolic link after the skill was loaded SHALL be refused like any link
+    leading outside the skill, and no byte from outside SHALL reach the caller. Reading a reference SHALL
+    be bounded: a file larger than a limit the implementation states (16 MiB at most) SHALL NOT be read
+    whole. A reference that is a symbolic link loop, is not a regular file, cannot be read, is larger
+    than the limit, or whose name is too long for the file system SHALL fail with a not-found, security
+    or invalid-config error, never with any other failure, and no error SHALL reveal a host path (the
+    skills directory's or one below it). Such a reference SHALL NOT make a bare-name `load_skill` of its
+    skill fail: the skill's instructions and its other references SHALL still be returned.
+
+    @id:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded.a-reference-replaced-by-a-link-after-loading-is-not-followed-outside-the-skill @added-by:skill-conformance @needs:symlinks @needs:skill-uri @needs:error-kinds
+    Scenario: A reference replaced by a link after loading is not followed outside the skill
+      Given a skill `my-skill`
+      And the skill `my-skill` has the reference file `references/guide.md` containing `GUIDE-CONTENT`
+      And a file `secret.md` containing `TOPSECRET` next to the skills directory
+      And the pool has started
+      When the reference `references/guide.md` of skill `my-skill` is replaced by a link to `secret.md` next to the skills directory
+      And `load_skill` is called with `skill://my-skill/references/guide.md`
+      Then the call fails with a security error
+      And no result or error contains `TOPSECRET`
+      When `load_skill` is called with `my-skill`
+      Then the text contains `Instructions of my-skill.`
+      And the text does not contain `TOPSECRET`
+
+    @id:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded.a-reference-that-is-a-symlink-loop-gives-an-error-never-a-crash @added-by:skill-conformance @needs:symlinks @needs:skill-uri @needs:error-kinds
+    Scenario: A reference that is a symlink loop gives an error, never a crash
+      Given a skill `my-skill`
+      And the skill `my-skill` has the reference `references/loop.md` linking to `loop.md`
+      When `load_skill` is called with `skill://my-skill/references/loop.md`
+      Then the call fails with a not-found, security or invalid-config error
+      And no result or error reveals a host path
+
+    @id:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded.a-looping-reference-does-not-stop-a-bare-name-load-of-its-skill @added-by:skill-conformance @needs:symlinks @needs:inline-references
+    Scenario: A looping reference does not stop a bare-name load of its skill
+      Given a skill `my-skill` whose instructions are `See the guide.`
+      And the skill `my-skill` has the reference file `references/guide.md` containing `GUIDE-CONTENT`
+      And the skill `my-skill` has the reference `references/loop.md` linking to `loop.md`
+      When `load_skill` is called with `my-skill`
+      Then the text contains `See the guide.`
+      And the text contains `GUIDE-CONTENT`
+      And no result or error reveals a host path
+
+    @id:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded.an-oversized-reference-is-not-read-whole @added-by:skill-conformance @needs:skill-uri @needs:error-kinds
+    Scenario: An oversized reference is not read whole
+      Given a skill `my-skill`
+      And the skill `my-skill` has the sparse reference file `references/huge.md` of 17 MiB
+      When `load_skill` is called with `skill://my-skill/references/huge.md`
+      Then the call fails with a not-found, security or invalid-config error
+      And no result or error reveals a host path
+
+    @id:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded.a-reference-name-too-long-for-the-file-system-gives-an-error-never-a-crash @added-by:skill-conformance @needs:skill-uri @needs:error-kinds
+    Scenario: A reference name too long for the file system gives an error, never a crash
+      Given a skill `my-skill`
+      When `load_skill` is called with `skill://my-skill/references/` followed by a name of 300 characters
+      Then the call fails with a not-found, security or invalid-config error
+      And no result or error reveals a host path
 
   @requirement:list-skills-shall-return-all-visible-skills @delta:baseline @upstream-delta:added
   Rule: list_skills SHALL return all visible skills

@@ -13,10 +13,10 @@ from typing import Any
 from pydantic_ai.capabilities import AbstractCapability
 from pydantic_ai.toolsets import AbstractToolset
 
-from reference.errors import SkillNotFoundError
-from reference.mcp_client import McpServer
-from reference.resources import SkillEntry
-from reference.skill import Skill
+from skill_conformance.reference.errors import SkillNotFoundError
+from skill_conformance.reference.mcp_client import McpServer
+from skill_conformance.reference.resources import SkillEntry
+from skill_conformance.reference.skill import Skill
 
 __all__ = ["IdentityCapability", "McpServerCap", "ToolsetCap"]
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 __all__ = [
     "ReferenceNotFoundError",
+    "ReferenceTooLargeError",
     "SecurityError",
     "SkillError",
     "SkillNotFoundError",
@@ -26,8 +27,18 @@ class SkillNotFoundError(SkillError):
 class ReferenceNotFoundError(SkillError):
     """A skill has no reference file at this path."""
 
-    def __init__(self, skill: str, path: str) -> None:
-        super().__init__(f"skill {skill!r} has no reference {path!r}")
+    def __init__(self, skill: str, path: str, reason: str = "") -> None:
+        detail = f" ({reason})" if reason else ""
+        super().__init__(f"skill {skill!r} has no reference {path!r}{detail}")
+        self.skill = skill
+        self.path = path
+
+
+class ReferenceTooLargeError(SkillError):
+    """A reference file is larger than the skill system reads; nothing was read."""
+
+    def __init__(self, skill: str, path: str, limit: int) -> None:
+        super().__init__(f"reference {path!r} of skill {skill!r} is larger than {limit} bytes")
         self.skill = skill
         self.path = path
 

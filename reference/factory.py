@@ -16,8 +16,8 @@ from pydantic_ai import Agent
 from pydantic_ai.capabilities import AbstractCapability
 from pydantic_ai.models import Model
 
-from reference.pool import SkillPool
-from reference.skill_tools import SkillToolsProvider
+from skill_conformance.reference.pool import SkillPool
+from skill_conformance.reference.skill_tools import SkillToolsProvider
 
 __all__ = ["AgentFactory", "HostContext"]
 

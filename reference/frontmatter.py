@@ -55,6 +55,8 @@ _KINDS = {
 }
 _COLON_VALUE = re.compile(r"(?P<key>[A-Za-z0-9_-]+):[ \t]+(?P<value>[^\s\"'\[\]{}|>&*!%@`#].*: .*)")
 """A top-level field whose plain value holds ``: ``, which YAML cannot read unquoted."""
+_CLOSING = re.compile(r"^[ \t]*---[ \t]*$", re.MULTILINE)
+"""The line that ends the frontmatter: three dashes alone (a ``---`` inside a value is not it)."""
 _TOP_LEVEL_KEY = re.compile(r"(?P<key>[A-Za-z0-9_-]+):(?:\s|$)")
 
 
@@ -138,22 +140,14 @@ def _decode(data: bytes) -> str:
 
 
 def _split(text: str) -> tuple[str, str]:
-    """The frontmatter and the instructions: the file ends its frontmatter at a line of ``---``."""
-    opening, newline, rest = text.partition("\n")
+    """The frontmatter and the instructions: the frontmatter ends at the next line of ``---``."""
+    opening, _, rest = text.partition("\n")
     if opening.strip() != "---":
         raise FrontmatterError("frontmatter: missing (the file must start with '---')", 1)
-    if not newline:
+    closing = _CLOSING.search(rest)
+    if closing is None:
         raise FrontmatterError("frontmatter: not closed by '---'", 1)
-    start = 0
-    while start <= len(rest):
-        end = rest.find("\n", start)
-        line = rest[start:] if end < 0 else rest[start:end]
-        if line.strip() == "---":
-            return rest[:start], "" if end < 0 else rest[end + 1 :]
-        if end < 0:
-            break
-        start = end + 1
-    raise FrontmatterError("frontmatter: not closed by '---'", 1)
+    return rest[: closing.start()], rest[closing.end() + 1 :]
 
 
 # -- YAML ---------------------------------------------------------------------------------------

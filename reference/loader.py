@@ -18,8 +18,17 @@ from typing import Any, TypeAlias
 
 import yaml
 
-from reference.frontmatter import FIRST_HEADER_LINE, FrontmatterError, read_skill_file
-from reference.skill import McpServerSpec, PythonToolSpec, Skill, is_valid_skill_name
+from skill_conformance.reference.frontmatter import (
+    FIRST_HEADER_LINE,
+    FrontmatterError,
+    read_skill_file,
+)
+from skill_conformance.reference.skill import (
+    McpServerSpec,
+    PythonToolSpec,
+    Skill,
+    is_valid_skill_name,
+)
 
 __all__ = [
     "MAX_DESCRIPTION_LENGTH",
@@ -142,14 +151,18 @@ def load_skill_dir(directory: Path, problems: list[str]) -> Skill | None:
     """Load the skill in ``directory``, appending its problems; ``None`` if it is skipped."""
     path = directory / SKILL_FILE
     skill = f"skill {directory.name!r}"
+    found: list[str] = []
     try:
         frontmatter = read_skill_file(path)
-        return _parse(
-            path, directory, frontmatter.data, frontmatter.node, frontmatter.body, problems
+        loaded = _parse(
+            path, directory, frontmatter.data, frontmatter.node, frontmatter.body, found
         )
     except (FrontmatterError, _SkipSkill) as skip:
+        # A skipped skill is one problem: what else was found in it goes unsaid.
         problems.append(_problem(f"{_located(path, skip.line)}: {skill}: {skip}; skill skipped"))
         return None
+    problems.extend(found)
+    return loaded
 
 
 def _parse(

@@ -15,7 +15,7 @@ then the non-skill children in the order given; exiting exits them in the revers
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AsyncExitStack
 from types import TracebackType
 from typing import Any
@@ -31,14 +31,20 @@ from pydantic_ai.toolsets import (
     PrefixedToolset,
 )
 
-from reference.capabilities import IdentityCapability, McpServerCap
-from reference.errors import SkillNotFoundError, ToolImportError
-from reference.importer import import_tool, tool_name
-from reference.loader import SKILL_FILE
-from reference.mcp_client import McpServer, http_server, stdio_server
-from reference.resources import LOCAL_SOURCE, SkillEntry, SkillResource
-from reference.skill import McpServerSpec, Skill, mcp_tool_prefix, python_tool_prefix
-from reference.uri import format_skill_uri
+from skill_conformance.reference.capabilities import IdentityCapability, McpServerCap
+from skill_conformance.reference.errors import SkillNotFoundError, ToolImportError
+from skill_conformance.reference.importer import IMPORT_TIMEOUT, import_tool, tool_name
+from skill_conformance.reference.isolation import MAX_DETAIL, IsolatedToolset, ServerHealth
+from skill_conformance.reference.loader import SKILL_FILE
+from skill_conformance.reference.mcp_client import McpServer, http_server, stdio_server
+from skill_conformance.reference.resources import LOCAL_SOURCE, SkillEntry, SkillResource
+from skill_conformance.reference.skill import (
+    McpServerSpec,
+    Skill,
+    mcp_tool_prefix,
+    python_tool_prefix,
+)
+from skill_conformance.reference.uri import format_skill_uri
 
 __all__ = ["SkillManagerCap"]
 
@@ -51,9 +57,11 @@ class SkillManagerCap(IdentityCapability):
         children: Non-skill child capabilities (plain toolsets, MCP servers, remote skill
             providers), offered unprefixed.
         name: A name for messages.
+        import_timeout: Seconds each tool module may take to import.
 
     Attributes:
-        problems: One line per tool that could not be imported when the manager was built.
+        problems: One line per tool that could not be imported when the manager was built, and
+            per skill MCP server that could not be used (found when entered or during a run).
 
     """
 
@@ -63,9 +71,11 @@ class SkillManagerCap(IdentityCapability):
         children: Sequence[AbstractCapability[Any]] = (),
         *,
         name: str = "skills",
+        import_timeout: float = IMPORT_TIMEOUT,
     ) -> None:
         self.name = name
         self.problems: list[str] = []
+        self._import_timeout = import_timeout
         self._skills = {skill.name: skill for skill in skills}
         self._children = tuple(children)
         self._skill_tools: dict[str, FunctionToolset[Any]] = {}
@@ -84,7 +94,7 @@ class SkillManagerCap(IdentityCapability):
             location = _skill_file(skill) + (f":{spec.line}" if spec.line is not None else "")
             where = f"{location}: skill {skill.name!r}: {spec.where}.import_path"
             try:
-                function = import_tool(spec.import_path)
+                function = self._import(spec.import_path)
                 name = tool_name(function)
                 if name in tools:
                     raise ToolImportError(
@@ -104,12 +114,22 @@ class SkillManagerCap(IdentityCapability):
                 id=f"{skill.name}__tool",  # pragma: no mutate
             )
 
+    def _import(self, import_path: str) -> Callable[..., Any]:
+        """The tool function at ``import_path``, imported within the manager's time bound."""
+        return import_tool(import_path, self._import_timeout)
+
+    def _isolated(self, skill: Skill, spec: McpServerSpec, server: McpServer) -> McpServer:
+        """``server`` whose failure costs only its own tools, reported once as a problem."""
+        where = f"{_skill_file(skill)}: skill {skill.name!r}: MCP server {spec.name!r}"
+        health = ServerHealth(where, self.problems.append)
+        return server.wrapped(IsolatedToolset(server.toolset, health=health))
+
     def _create_skill_mcp_children(self, skill: Skill) -> None:
-        # The skill's name only goes into the toolset id (see _server): equivalent mutants.
-        children = [
-            McpServerCap(_server(skill.name, spec))  # pragma: no mutate
-            for spec in skill.mcp_servers
-        ]
+        children = []
+        for spec in skill.mcp_servers:
+            # The skill's name only goes into the toolset id (see _server): equivalent mutants.
+            server = _server(skill.name, spec)  # pragma: no mutate
+            children.append(McpServerCap(self._isolated(skill, spec, server)))
         if children:
             self._skill_mcp_children[skill.name] = children
 
@@ -271,7 +291,9 @@ def _server(skill: str, spec: McpServerSpec) -> McpServer:
 
 
 def _one_line(error: Exception) -> str:
-    return " ".join(str(error).split())
+    """The error's text on one line, cut to what a problem line may quote."""
+    text = " ".join(str(error).split())
+    return text if len(text) <= MAX_DETAIL else text[:MAX_DETAIL] + "..."
 
 
 def _skill_file(skill: Skill) -> str:

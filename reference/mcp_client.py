@@ -21,8 +21,12 @@ from pydantic_ai.toolsets import AbstractToolset
 
 __all__ = ["STARTUP_TIMEOUT", "McpResourceInfo", "McpServer", "http_server", "stdio_server"]
 
-STARTUP_TIMEOUT = 30.0
-"""Seconds a server may take to start and answer the handshake (pydantic-ai's default is 5)."""
+STARTUP_TIMEOUT = 10.0
+"""Seconds a server may take to start and answer the handshake (pydantic-ai's default is 5).
+
+A server still silent after that is given up (see ``reference.isolation``): twice pydantic-ai's
+default, as the suite's test server takes 2 to 3 s to answer on a loaded 2-core machine.
+"""
 
 
 @dataclass(frozen=True)
@@ -52,10 +56,19 @@ class McpServer:
     exiting it as many times as it was entered disconnects (stopping the process).
     """
 
-    def __init__(self, toolset: AbstractToolset[Any], label: str) -> None:
+    def __init__(
+        self, toolset: AbstractToolset[Any], label: str, client: object | None = None
+    ) -> None:
         self.toolset = toolset
         self.label = label
-        self._client = cast(_ResourceClient, toolset)
+        self._client = cast(_ResourceClient, toolset if client is None else client)
+
+    def wrapped(self, toolset: AbstractToolset[Any]) -> McpServer:
+        """The same server (its connection and resources) offering its tools through ``toolset``.
+
+        ``toolset`` wraps :attr:`toolset`; entering the result enters ``toolset``.
+        """
+        return McpServer(toolset, self.label, self._client)
 
     @property
     def is_running(self) -> bool:

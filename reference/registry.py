@@ -14,11 +14,11 @@ from typing import Any
 
 from pydantic_ai.capabilities import AbstractCapability
 
-from reference.errors import ReferenceNotFoundError, SkillNotFoundError
-from reference.references import read_reference
-from reference.resources import SkillEntry, SkillResource
-from reference.skill import Skill
-from reference.uri import parse_skill_uri
+from skill_conformance.reference.errors import ReferenceNotFoundError, SkillNotFoundError
+from skill_conformance.reference.references import read_reference
+from skill_conformance.reference.resources import SkillEntry, SkillResource
+from skill_conformance.reference.skill import Skill
+from skill_conformance.reference.uri import parse_skill_uri
 
 __all__ = ["POOL_SCOPE", "ExtensionRegistry", "ResolvedURI", "Scope", "ScopeLevel"]
 

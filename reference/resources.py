@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-from reference.skill import Skill
+from skill_conformance.reference.skill import Skill
 
 __all__ = ["LOCAL_SOURCE", "SkillEntry", "SkillResource"]
 

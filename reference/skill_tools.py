@@ -12,14 +12,14 @@ from typing import Any, Protocol
 from pydantic_ai import Tool
 from pydantic_ai.toolsets import AbstractToolset, FunctionToolset
 
-from reference.capabilities import IdentityCapability
-from reference.errors import ReferenceNotFoundError, SecurityError, SkillNotFoundError
-from reference.manager import SkillManagerCap
-from reference.references import list_references, read_reference
-from reference.registry import POOL_SCOPE, ExtensionRegistry, Scope
-from reference.skill import Skill
-from reference.substitution import substitute_arguments
-from reference.uri import check_skill_name, is_skill_uri
+from skill_conformance.reference.capabilities import IdentityCapability
+from skill_conformance.reference.errors import SkillError, SkillNotFoundError
+from skill_conformance.reference.manager import SkillManagerCap
+from skill_conformance.reference.references import list_references, read_reference
+from skill_conformance.reference.registry import POOL_SCOPE, ExtensionRegistry, Scope
+from skill_conformance.reference.skill import Skill
+from skill_conformance.reference.substitution import substitute_arguments
+from skill_conformance.reference.uri import check_skill_name, is_skill_uri
 
 __all__ = ["SkillHost", "SkillToolsProvider", "render_skill"]
 
@@ -110,7 +110,8 @@ def render_skill(skill: Skill, arguments: str | None, python_tools: list[str]) -
 
     The instructions (with ``arguments`` substituted), then the skill's Python tools, its MCP
     servers and the content of each file under ``references/`` (sorted by path). A reference that
-    leads outside the skill's directory is named but not read.
+    cannot be read (it leads outside the skill's directory, loops, is too large...) is named with
+    the reason, not read.
     """
     sections = [f"# Skill: {skill.name}", substitute_arguments(skill.instructions, arguments)]
     if python_tools:
@@ -122,7 +123,7 @@ def render_skill(skill: Skill, arguments: str | None, python_tools: list[str]) -
         for path in list_references(skill.directory):
             try:
                 content = read_reference(skill.name, skill.directory, path)
-            except (SecurityError, ReferenceNotFoundError) as error:
+            except SkillError as error:
                 content = f"(not read: {error})"
             sections.append(f"## Reference: {path}\n{content}")
     return "\n\n".join(sections) + "\n"

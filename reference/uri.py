@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from urllib.parse import quote, unquote
 
-from reference.errors import SecurityError, SkillNotFoundError
+from skill_conformance.reference.errors import SecurityError, SkillNotFoundError
 
 __all__ = [
     "SCHEME",

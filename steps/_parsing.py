@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable, Mapping
 
 from pytest_bdd import parsers
 
-__all__ = ["matches_result", "step"]
+__all__ = ["matches_result", "one_of", "step"]
 
 _VALUE = r"[^`]*"
 
@@ -39,9 +40,21 @@ _count.pattern = r"\d+"  # type: ignore[attr-defined]
 _TYPES = {"v": _value, "vs": _values, "n": _count}
 
 
-def step(pattern: str) -> parsers.parse:
+def one_of(*phrases: str) -> Callable[[str], str]:
+    """A parse type matching exactly one of ``phrases`` (for ``step(..., extra_types=...)``)."""
+
+    def phrase(text: str) -> str:
+        return text
+
+    phrase.pattern = "|".join(re.escape(p) for p in phrases)  # type: ignore[attr-defined]
+    return phrase
+
+
+def step(
+    pattern: str, extra_types: Mapping[str, Callable[[str], object]] | None = None
+) -> parsers.parse:
     """A ``parse`` parser for ``pattern``, in which `` `{x:v}` `` and ``{xs:vs}`` work."""
-    return parsers.parse(pattern, extra_types=_TYPES)
+    return parsers.parse(pattern, extra_types={**_TYPES, **(extra_types or {})})
 
 
 def matches_result(result: object, expected: str) -> bool:

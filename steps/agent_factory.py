@@ -6,8 +6,8 @@ from pytest_bdd import given, then, when
 
 from skill_conformance.port import AgentPath
 from skill_conformance.runtime.context import ScenarioContext
+from skill_conformance.steps._parsing import step
 from skill_conformance.verdicts import expect
-from steps._parsing import step
 
 
 @given("the host has no skill tools provider")
@@ -57,7 +57,7 @@ def then_agent_not_offered(conformance: ScenarioContext, first: str, second: str
 @then(step("that agent's `load_skill` call with `{skill:v}` returns the skill's instructions"))
 def then_agent_load_skill(conformance: ScenarioContext, skill: str) -> None:
     path = conformance.agent_path()
-    text = conformance.system.agent_load_skill(path, skill)
+    text = conformance.start().agent_load_skill(path, skill)
     expected = conformance.world.skill(skill).body()
     expect(
         expected in text,

@@ -6,8 +6,8 @@ from pytest_bdd import given, then, when
 
 from skill_conformance.port import ErrorKind, ResolvedSkill, Scope
 from skill_conformance.runtime.context import ScenarioContext
+from skill_conformance.steps._parsing import step
 from skill_conformance.verdicts import Mismatch, expect
-from steps._parsing import step
 
 
 @given("the pool has started")
@@ -46,7 +46,7 @@ def when_rebuilt(conformance: ScenarioContext, times: int = 1) -> None:
 @then(step("the registry lists the skill `{skill:v}` at every scope"))
 def then_registry_lists(conformance: ScenarioContext, skill: str) -> None:
     for scope in Scope:
-        names = list(conformance.system.registry_skill_names(scope))
+        names = list(conformance.start().registry_skill_names(scope))
         expect(
             skill in names,
             f"at {scope} scope the registry does not list {skill!r}",
@@ -62,7 +62,7 @@ def then_registry_lists_exactly(
 ) -> None:
     expected = sorted(skills or [skill])
     for scope in Scope:
-        names = sorted(conformance.system.registry_skill_names(scope))
+        names = sorted(conformance.start().registry_skill_names(scope))
         expect(
             names == expected,
             f"at {scope} scope the registry does not list exactly the skills named",
@@ -73,7 +73,7 @@ def then_registry_lists_exactly(
 
 @when(step("the URI `{uri:v}` is resolved"))
 def when_uri_resolved(conformance: ScenarioContext, uri: str) -> None:
-    conformance.attempt(lambda: conformance.system.resolve_uri(uri))
+    conformance.attempt(lambda: conformance.start().resolve_uri(uri))
 
 
 def _resolved(conformance: ScenarioContext) -> ResolvedSkill:
@@ -107,17 +107,17 @@ def then_resolved_instructions(conformance: ScenarioContext, text: str) -> None:
 
 @then(step("resolving `{uri:v}` through the registry gives instructions containing `{text:v}`"))
 def then_resolving_gives(conformance: ScenarioContext, uri: str, text: str) -> None:
-    conformance.attempt(lambda: conformance.system.resolve_uri(uri))
+    conformance.attempt(lambda: conformance.start().resolve_uri(uri))
     then_resolved_instructions(conformance, text)
 
 
 @then(step("resolving `{uri:v}` through the registry succeeds"))
 def then_resolving_succeeds(conformance: ScenarioContext, uri: str) -> None:
-    conformance.attempt(lambda: conformance.system.resolve_uri(uri))
+    conformance.attempt(lambda: conformance.start().resolve_uri(uri))
     _resolved(conformance)
 
 
 @then(step("resolving `{uri:v}` through the registry fails with a not-found error"))
 def then_resolving_not_found(conformance: ScenarioContext, uri: str) -> None:
-    conformance.attempt(lambda: conformance.system.resolve_uri(uri))
+    conformance.attempt(lambda: conformance.start().resolve_uri(uri))
     conformance.expect_error(ErrorKind.NOT_FOUND)

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import os
+import re
 
 from pytest_bdd import given, then, when
 
 from skill_conformance.port import ErrorKind, McpChild, ToolsChild
 from skill_conformance.runtime.context import ScenarioContext
+from skill_conformance.steps._parsing import matches_result, one_of, step
 from skill_conformance.verdicts import expect
-from steps._parsing import matches_result, step
 
 # -- skills on disk -----
 
@@ -46,6 +47,44 @@ def given_python_tools(
 )
 def given_recording_tool(conformance: ScenarioContext, skill: str, tool: str) -> None:
     conformance.world.add_python_tool(skill, tool, records_import=True)
+
+
+@given(
+    step(
+        "a skill `{skill:v}` declaring the Python tool `{tool:v}`"
+        " from a module that raises `{failure:v}` while importing"
+    )
+)
+@given(
+    step(
+        "a skill `{skill:v}` declaring the Python tool `{tool:v}`"
+        " from a module that never finishes importing"
+    )
+)
+def given_failing_tool(
+    conformance: ScenarioContext, skill: str, tool: str, failure: str = "hang"
+) -> None:
+    conformance.world.add_failing_python_tool(skill, tool, failure)
+
+
+_BROKEN_SERVERS = {
+    "whose command does not exist": "missing",
+    "that exits at once": "crash",
+    "that never answers": "hang",
+    "by a URL where nothing listens": "unreachable",
+}
+
+
+@given(
+    step(
+        "a skill `{skill:v}` declaring the MCP server `{server:v}` {failure:broken}",
+        extra_types={"broken": one_of(*_BROKEN_SERVERS)},
+    )
+)
+def given_broken_mcp_server(
+    conformance: ScenarioContext, skill: str, server: str, failure: str
+) -> None:
+    conformance.world.add_broken_mcp_server(skill, server, _BROKEN_SERVERS[failure])
 
 
 @given(step("a skill `{skill:v}` declaring the MCP server `{server:v}` with the tool `{tool:v}`"))
@@ -263,7 +302,9 @@ def then_offered_in_run(conformance: ScenarioContext, tool: str) -> None:
 
 @then(step("the call fails with a {kind:v} error"))
 def then_fails_with(conformance: ScenarioContext, kind: str) -> None:
-    conformance.expect_error(ErrorKind(kind))
+    """One kind (``a security error``), or any of several (``a not-found or security error``)."""
+    kinds = [ErrorKind(name) for name in re.split(r", | or ", kind)]
+    conformance.expect_error(*kinds)
 
 
 @then(step("the call fails with a {kind:v} error naming `{name:v}`"))

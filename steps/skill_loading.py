@@ -13,8 +13,8 @@ from pytest_bdd import given, parsers, then
 
 from skill_conformance.port import SkillListing
 from skill_conformance.runtime.context import ScenarioContext
+from skill_conformance.steps._parsing import step
 from skill_conformance.verdicts import expect
-from steps._parsing import step
 
 _BOM = b"\xef\xbb\xbf"
 _ENDINGS = {"CRLF": "\r\n", "CR": "\r", "LF": "\n"}
@@ -166,7 +166,7 @@ def given_allowed_tools_string(
 
 def _listing(conformance: ScenarioContext) -> list[SkillListing]:
     if conformance.listing is None:
-        conformance.listing = list(conformance.system.list_skills())
+        conformance.listing = list(conformance.start().list_skills())
     return conformance.listing
 
 
@@ -193,7 +193,7 @@ def then_listed_description(conformance: ScenarioContext, name: str, text: str) 
 
 
 def _loaded(conformance: ScenarioContext, name: str) -> str:
-    text = conformance.system.load_skill(name)
+    text = conformance.start().load_skill(name)
     expect(
         isinstance(text, str),
         f"load_skill({name!r}) did not return text",
@@ -254,7 +254,7 @@ def then_nothing_leaks(conformance: ScenarioContext, text: str) -> None:
 
 
 def _problems_naming(conformance: ScenarioContext, path: str) -> str:
-    problems = list(conformance.system.problems())
+    problems = list(conformance.start().problems())
     naming = [p for p in problems if path in p]
     expect(
         len(naming) == 1,
@@ -299,7 +299,7 @@ def then_one_problem_line(conformance: ScenarioContext, path: str, line: int, fi
 
 @then(parsers.parse("every problem is one line of at most {limit:d} characters"))
 def then_problems_bounded(conformance: ScenarioContext, limit: int) -> None:
-    problems = list(conformance.system.problems())
+    problems = list(conformance.start().problems())
     expect(bool(problems), "no problem was reported", expected="problems", observed="none")
     for problem in problems:
         expect(

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pytest_bdd import then, when
 
-from skill_conformance.runtime.context import ScenarioContext
+from skill_conformance.runtime.context import ScenarioContext, wait_for_exit
+from skill_conformance.steps._parsing import step
 from skill_conformance.verdicts import expect
-from steps._parsing import step
 
 
 @when("the skill manager is built")
@@ -94,4 +94,33 @@ def then_reverse_order(conformance: ScenarioContext) -> None:
         "the MCP servers did not stop in the reverse of the order they started",
         expected=f"stopped in order {started[::-1]}",
         observed=f"stopped in order {stopped}",
+    )
+
+
+@then("the MCP server processes running before the rebuild have stopped")
+def then_old_servers_stopped(conformance: ScenarioContext) -> None:
+    before = conformance.running_before_rebuild
+    expect(
+        bool(before),
+        "no MCP server was running before the rebuild",
+        expected="the entered skill manager's servers running before the rebuild",
+        observed="none running",
+    )
+    alive = wait_for_exit(before, timeout=5.0)
+    expect(
+        not alive,
+        "MCP server processes of the replaced skill manager still run",
+        expected=f"the processes {sorted(before)} stopped",
+        observed=f"still running: {alive}",
+    )
+
+
+@then(step("the MCP server `{server:v}` is running at most once"))
+def then_running_at_most_once(conformance: ScenarioContext, server: str) -> None:
+    running = conformance.servers.running()
+    expect(
+        running.count(server) <= 1,
+        f"the MCP server {server!r} runs more than once",
+        expected="at most one process",
+        observed=f"{running.count(server)} processes",
     )

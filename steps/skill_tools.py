@@ -6,8 +6,8 @@ from pytest_bdd import given, then, when
 
 from skill_conformance.port import Ability, SkillListing
 from skill_conformance.runtime.context import ScenarioContext
+from skill_conformance.steps._parsing import step
 from skill_conformance.verdicts import expect
-from steps._parsing import step
 
 
 @given(step("the skill `{skill:v}` has the reference file `{path:v}` containing `{text:v}`"))
@@ -30,13 +30,13 @@ def given_outside_file(conformance: ScenarioContext, name: str, text: str) -> No
 @when(step("`load_skill` is called with `{skill:v}` and the arguments `{arguments:v}`"))
 def when_load_skill(conformance: ScenarioContext, skill: str, arguments: str | None = None) -> None:
     conformance.loaded = skill
-    conformance.attempt(lambda: conformance.system.load_skill(skill, arguments))
+    conformance.attempt(lambda: conformance.start().load_skill(skill, arguments))
 
 
 @when(step("the file `{path:v}` of the skill `{skill:v}` is read"))
 def when_file_read(conformance: ScenarioContext, path: str, skill: str) -> None:
     conformance.loaded = None
-    conformance.attempt(lambda: conformance.system.read_skill_file(skill, path))
+    conformance.attempt(lambda: conformance.start().read_skill_file(skill, path))
 
 
 @when(step("the file of the skill `{skill:v}` at the absolute path of `{name:v}` is read"))
@@ -59,6 +59,49 @@ def then_text_contains(conformance: ScenarioContext, text: str) -> None:
     )
 
 
+@then(step("the text does not contain `{text:v}`"))
+def then_text_lacks(conformance: ScenarioContext, text: str) -> None:
+    value = conformance.expect_value()
+    expect(
+        isinstance(value, str) and text not in value,
+        f"{text!r} is in the text",
+        expected=f"a text without {text!r}",
+        observed=repr(value),
+    )
+
+
+@given(step("the skill `{skill:v}` has the sparse reference file `{path:v}` of {size:n} MiB"))
+def given_sparse_reference(conformance: ScenarioContext, skill: str, path: str, size: int) -> None:
+    conformance.world.sparse_file(skill, path, size * 1024 * 1024)
+
+
+@when(
+    step(
+        "the reference `{path:v}` of skill `{skill:v}` is replaced by a link to `{name:v}`"
+        " next to the skills directory"
+    )
+)
+def when_reference_swapped(conformance: ScenarioContext, path: str, skill: str, name: str) -> None:
+    conformance.world.replace_by_outside_link(skill, path, name)
+
+
+@when(
+    step(
+        "`load_skill` is called with the URI of skill `{skill:v}`"
+        " and the absolute path of `{name:v}`"
+    )
+)
+def when_load_absolute(conformance: ScenarioContext, skill: str, name: str) -> None:
+    uri = f"skill://{skill}/{(conformance.world.root / name).as_posix()}"
+    conformance.attempt(lambda: conformance.start().load_skill(uri))
+
+
+@when(step("`load_skill` is called with `{prefix:v}` followed by a name of {length:n} characters"))
+def when_load_long_name(conformance: ScenarioContext, prefix: str, length: int) -> None:
+    uri = prefix + "a" * (length - 3) + ".md"
+    conformance.attempt(lambda: conformance.start().load_skill(uri))
+
+
 def _only_in_files(conformance: ScenarioContext, text: str) -> bool:
     """Whether ``text`` is written in skills' files and in no skill's instructions."""
     drafts = conformance.world.skills.values()
@@ -68,7 +111,7 @@ def _only_in_files(conformance: ScenarioContext, text: str) -> bool:
 
 @when("`list_skills` is called")
 def when_list_skills(conformance: ScenarioContext) -> None:
-    conformance.listing = list(conformance.system.list_skills())
+    conformance.listing = list(conformance.start().list_skills())
 
 
 def _listing(conformance: ScenarioContext) -> list[SkillListing]:

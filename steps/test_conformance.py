@@ -1,7 +1,7 @@
 """Bind every scenario of the generated features to pytest, once."""
 
-from pathlib import Path
-
 from pytest_bdd import scenarios
 
-scenarios(str(Path(__file__).resolve().parent.parent / "features"))
+from skill_conformance.bundled import features_dir
+
+scenarios(str(features_dir()))

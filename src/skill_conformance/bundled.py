@@ -1,7 +1,10 @@
-"""Where the suite's specs and features are, and the digest that names the spec tree.
+"""Where the suite's own data is (features, specs, expectations), and the digest of its specs.
 
-In a checkout they are ``openspec/`` and ``features/`` at the repository root; in an installed
-wheel they are bundled as ``skill_conformance/_bundled/`` (see pyproject's ``force-include``).
+The data lives in ``skill_conformance/_bundled/`` in the installed wheel; in a checkout that
+folder holds links to the repository's top-level ``features/``, ``openspec/`` and
+``expectations/``. One lookup serves both, so an installed suite and a checkout read the same
+files the same way. (The reference and the step definitions are linked the same way, as the
+packages ``skill_conformance.reference`` and ``skill_conformance.steps``.)
 """
 
 from __future__ import annotations
@@ -9,25 +12,29 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-__all__ = ["bundled_or_checkout", "features_dir", "spec_digest", "specs_dir"]
+__all__ = ["bundled", "expectations_dir", "features_dir", "spec_digest", "specs_dir"]
 
-_PACKAGE = Path(__file__).resolve().parent
+_BUNDLED = Path(__file__).resolve().parent / "_bundled"
 
 
-def bundled_or_checkout(name: str) -> Path:
-    """The directory ``name`` (``openspec`` or ``features``): bundled copy first, else checkout."""
-    bundled = _PACKAGE / "_bundled" / name
-    return bundled if bundled.is_dir() else _PACKAGE.parents[1] / name
+def bundled(name: str) -> Path:
+    """The bundled directory ``name``, links resolved (in a checkout: the repository's own)."""
+    return (_BUNDLED / name).resolve()
 
 
 def specs_dir() -> Path:
     """The suite's ``openspec/specs`` directory."""
-    return bundled_or_checkout("openspec") / "specs"
+    return bundled("openspec") / "specs"
 
 
 def features_dir() -> Path:
     """The suite's generated ``features`` directory."""
-    return bundled_or_checkout("features")
+    return bundled("features")
+
+
+def expectations_dir() -> Path:
+    """The suite's ``expectations`` directory: known failures per implementation and version."""
+    return bundled("expectations")
 
 
 def spec_digest(specs: Path | None = None) -> str:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import argparse
 import math
 import os
 from pathlib import Path
 
-__all__ = ["OptionError", "positive_seconds", "writable_file"]
+__all__ = ["OptionError", "positive_seconds", "seconds_argument", "whole_mib", "writable_file"]
 
 
 class OptionError(ValueError):
@@ -22,6 +23,25 @@ def positive_seconds(option: str, text: object) -> float:
     if not math.isfinite(value) or value <= 0:
         raise OptionError(f"{option}: {text!s:.80} is not a positive, finite number of seconds")
     return value
+
+
+def whole_mib(option: str, text: object) -> int:
+    """``text`` as a whole number of MiB, zero or more."""
+    try:
+        value = int(str(text))
+    except ValueError:
+        raise OptionError(f"{option}: {text!s:.80} is not a whole number of MiB") from None
+    if value < 0:
+        raise OptionError(f"{option}: {text!s:.80} is negative; 0 means no bound")
+    return value
+
+
+def seconds_argument(text: str) -> float:
+    """An argparse ``type``: :func:`positive_seconds`, refused as argparse refuses a value."""
+    try:
+        return positive_seconds("value", text)
+    except OptionError as error:
+        raise argparse.ArgumentTypeError(str(error).removeprefix("value: ")) from None
 
 
 def writable_file(option: str, path: Path) -> Path:

@@ -195,6 +195,9 @@ class Setup:
         skills_tools_provider: Whether the host offers a skill tools provider
             (``load_skill``/``list_skills``) to the agents it creates.
         workdir: A scratch directory the adapter may use; removed after the scenario.
+        python_path: Directories of the Python modules the skills' tools name
+            (``module:function``), for this scenario only: the implementation imports from them
+            as it would from its own import path, and forgets them at ``close``.
 
     """
 
@@ -202,6 +205,7 @@ class Setup:
     children: tuple[ToolsChild | McpChild, ...] = ()
     skills_tools_provider: bool = True
     workdir: Path | None = None
+    python_path: tuple[Path, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -241,7 +245,8 @@ class AsyncSkillSystem(Protocol):
 
     Methods are called in scenario order on a single task of one event loop. An operation that
     needs an ability the adapter declared unsupported is never called; one the implementation has
-    no equivalent for raises :class:`Unsupported`.
+    no equivalent for raises :class:`Unsupported`. An adapter may subclass this protocol and mark
+    each method ``@override``: mypy then names any method it misses.
     """
 
     async def start(self) -> None:
@@ -295,30 +300,66 @@ class AsyncSkillSystem(Protocol):
         """Create an agent through ``path`` and call its own ``load_skill`` tool."""
 
     def problems(self) -> Sequence[str]:
-        """Problems reported so far (bad skills, failed imports), one line each."""
+        """Problems reported so far, one line each.
+
+        Bad skills and failed imports are found when building; an MCP server found unusable
+        when the manager is entered or during a run is a problem from then on.
+        """
 
     async def close(self) -> None:
         """Release everything; after this no process the system started may be left running."""
 
 
 class SkillSystem(Protocol):
-    """The synchronous facade of :class:`AsyncSkillSystem` that the steps use."""
+    """The synchronous facade of :class:`AsyncSkillSystem` that the steps use.
 
-    def start(self) -> None: ...  # noqa: D102
-    def tool_names(self) -> Sequence[str]: ...  # noqa: D102
-    def run_tool(self, name: str, arguments: Mapping[str, object]) -> RunRecord: ...  # noqa: D102
-    def load_skill(self, skill: str, arguments: str | None = None) -> str: ...  # noqa: D102
-    def list_skills(self) -> Sequence[SkillListing]: ...  # noqa: D102
-    def read_skill_file(self, skill: str, path: str) -> str: ...  # noqa: D102
-    def resolve_uri(self, uri: str) -> ResolvedSkill: ...  # noqa: D102
-    def registry_skill_names(self, scope: Scope) -> Sequence[str]: ...  # noqa: D102
-    def rebuild(self) -> None: ...  # noqa: D102
-    def enter(self) -> None: ...  # noqa: D102
-    def exit(self) -> None: ...  # noqa: D102
-    def agent_tool_names(self, path: AgentPath) -> Sequence[str]: ...  # noqa: D102
-    def agent_load_skill(self, path: AgentPath, skill: str) -> str: ...  # noqa: D102
-    def problems(self) -> Sequence[str]: ...  # noqa: D102
-    def close(self) -> None: ...  # noqa: D102
+    Each method blocks on the :class:`AsyncSkillSystem` method of the same name.
+    """
+
+    def start(self) -> None:
+        """Blocking :meth:`AsyncSkillSystem.start`."""
+
+    def tool_names(self) -> Sequence[str]:
+        """Blocking :meth:`AsyncSkillSystem.tool_names`."""
+
+    def run_tool(self, name: str, arguments: Mapping[str, object]) -> RunRecord:
+        """Blocking :meth:`AsyncSkillSystem.run_tool`."""
+
+    def load_skill(self, skill: str, arguments: str | None = None) -> str:
+        """Blocking :meth:`AsyncSkillSystem.load_skill`."""
+
+    def list_skills(self) -> Sequence[SkillListing]:
+        """Blocking :meth:`AsyncSkillSystem.list_skills`."""
+
+    def read_skill_file(self, skill: str, path: str) -> str:
+        """Blocking :meth:`AsyncSkillSystem.read_skill_file`."""
+
+    def resolve_uri(self, uri: str) -> ResolvedSkill:
+        """Blocking :meth:`AsyncSkillSystem.resolve_uri`."""
+
+    def registry_skill_names(self, scope: Scope) -> Sequence[str]:
+        """Blocking :meth:`AsyncSkillSystem.registry_skill_names`."""
+
+    def rebuild(self) -> None:
+        """Blocking :meth:`AsyncSkillSystem.rebuild`."""
+
+    def enter(self) -> None:
+        """Blocking :meth:`AsyncSkillSystem.enter`."""
+
+    def exit(self) -> None:
+        """Blocking :meth:`AsyncSkillSystem.exit`."""
+
+    def agent_tool_names(self, path: AgentPath) -> Sequence[str]:
+        """Blocking :meth:`AsyncSkillSystem.agent_tool_names`."""
+
+    def agent_load_skill(self, path: AgentPath, skill: str) -> str:
+        """Blocking :meth:`AsyncSkillSystem.agent_load_skill`."""
+
+    def problems(self) -> Sequence[str]:
+        """Blocking :meth:`AsyncSkillSystem.problems`."""
+
+    def close(self) -> None:
+        """Blocking :meth:`AsyncSkillSystem.close`."""
 
 
 @runtime_checkable

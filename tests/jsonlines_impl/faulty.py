@@ -11,8 +11,9 @@ check that neither outlives the run.
 The hostile ones: ``endless`` writes a line that never ends (at most 512 MiB, then hangs);
 ``grandchild`` starts a ``sleep`` in a session of its own that holds stdout and stderr, records
 its pid, and hangs; ``stderr-flood`` writes 64 MiB to stderr and answers, then exits with code 3
-at the next request; ``refuse-hello`` answers ``hello`` with an error; ``unknown-ability``
-declares an ability the suite does not know.
+at the next request other than ``problems``; ``refuse-hello`` answers ``hello`` with an error;
+``unknown-ability`` declares an ability the suite does not know; ``slow-hello-again`` (with
+``--pids``) crashes at ``--at``, and every process started after the first hangs on ``hello``.
 """
 
 from __future__ import annotations
@@ -49,8 +50,15 @@ def main() -> None:
     for line in sys.stdin:
         request = json.loads(line)
         op, ident = request["op"], request["id"]
-        if op == "hello" and options.do == "refuse-hello":
-            answer: dict[str, object] = {"error": {"kind": "crash", "message": "go away"}}
+        if op == "hello" and options.do == "slow-hello-again" and options.pids:
+            if Path(options.pids + ".started").exists():  # not the first process: hang
+                time.sleep(3600)
+            Path(options.pids + ".started").touch()
+            answer: dict[str, object] = {"ok": {"name": "faulty", "version": "0.1"}}
+        elif op == options.at and options.do == "slow-hello-again":
+            raise SystemExit(3)
+        elif op == "hello" and options.do == "refuse-hello":
+            answer = {"error": {"kind": "crash", "message": "go away"}}
         elif op == "hello":
             unsupported = {"mcp": "faulty has none"}
             if options.do == "unknown-ability":
@@ -79,7 +87,7 @@ def main() -> None:
             sys.stderr.buffer.flush()
             flooded = True
             answer = {"ok": EMPTY.get(op)}
-        elif flooded or (op == options.at and options.do == "crash"):
+        elif (flooded and op != "problems") or (op == options.at and options.do == "crash"):
             raise SystemExit(3)
         elif op == options.at and options.do == "exit":
             sys.exit(0)

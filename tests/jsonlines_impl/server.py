@@ -50,6 +50,7 @@ def _setup(data: dict[str, Any]) -> Setup:
         children=tuple(children),
         skills_tools_provider=bool(data.get("skills_tools_provider", True)),
         workdir=None if workdir is None else Path(workdir),
+        python_path=tuple(Path(entry) for entry in data.get("python_path", [])),
     )
 
 
@@ -59,7 +60,6 @@ class Server:
     def __init__(self) -> None:
         self.implementation = ReferenceImplementation()
         self.system: AsyncSkillSystem | None = None
-        self.python_path: list[str] = []
 
     def _system(self) -> AsyncSkillSystem:
         if self.system is None:
@@ -76,10 +76,7 @@ class Server:
                 "protocol": PROTOCOL,
             }
         if op == "open":
-            setup = args["setup"]
-            self.python_path = [p for p in setup.get("python_path", []) if p not in sys.path]
-            sys.path[:0] = self.python_path
-            self.system = self.implementation.open(_setup(setup))
+            self.system = self.implementation.open(_setup(args["setup"]))
             return None
         system = self._system()
         if op == "close":
@@ -87,9 +84,6 @@ class Server:
                 await system.close()
             finally:
                 self.system = None
-                for entry in self.python_path:
-                    if entry in sys.path:
-                        sys.path.remove(entry)
             return None
         if op in ("start", "rebuild", "enter", "exit"):
             await getattr(system, op)()

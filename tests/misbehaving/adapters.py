@@ -10,17 +10,22 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from pydantic_ai.capabilities import AbstractCapability
 
-from reference.manager import SkillManagerCap
-from reference.skill import Skill
-from skill_conformance.adapters.reference import ReferenceImplementation, ReferenceSystem
+from skill_conformance.adapters.reference import (
+    ReferenceImplementation,
+    ReferenceParts,
+    ReferenceSystem,
+)
 from skill_conformance.port import Ability, AsyncSkillSystem, McpChild, Setup, Unsupported
-from tests.mutants.base import MutantImplementation, MutantPool, MutantSystem
+from skill_conformance.reference.manager import SkillManagerCap
+from skill_conformance.reference.pool import ManagerFactory
+from skill_conformance.reference.skill import Skill
 
 _QUESTIONS = (
     "tool_names",
@@ -128,59 +133,54 @@ Hanging = _implementation("Hanging", _Hanging)
 # -- MCP servers that crash, hang, or are left behind ----------------------------------------
 
 
-def _mode_manager(mode: str) -> type[SkillManagerCap]:
-    class ModeManager(SkillManagerCap):
-        def __init__(
-            self,
-            skills: Iterable[Skill],
-            children: Sequence[AbstractCapability[Any]] = (),
-            *,
-            name: str = "skills",
-        ) -> None:
-            skills = [
-                dataclasses.replace(
-                    skill,
-                    mcp_servers=tuple(
-                        dataclasses.replace(spec, args=(*spec.args, "--mode", mode))
-                        for spec in skill.mcp_servers
-                    ),
-                )
-                for skill in skills
-            ]
-            super().__init__(skills, children, name=name)
+def _mode_manager(mode: str) -> ManagerFactory:
+    """A skill manager whose skills' MCP servers run in ``mode``."""
 
-    return ModeManager
-
-
-def _mcp_mode(name: str, mode: str) -> type[MutantImplementation]:
-    pool = type(f"{name}Pool", (MutantPool,), {"manager_class": _mode_manager(mode)})
-
-    class System(MutantSystem):
-        pool_class = pool
-
-        def __init__(self, setup: Setup) -> None:
-            children = tuple(
-                dataclasses.replace(
-                    child,
-                    server=dataclasses.replace(
-                        child.server, args=(*child.server.args, "--mode", mode)
-                    ),
-                )
-                if isinstance(child, McpChild)
-                else child
-                for child in setup.children
+    def build(
+        skills: Iterable[Skill], children: Sequence[AbstractCapability[Any]], *, name: str
+    ) -> SkillManagerCap:
+        with_mode = [
+            dataclasses.replace(
+                skill,
+                mcp_servers=tuple(
+                    dataclasses.replace(spec, args=(*spec.args, "--mode", mode))
+                    for spec in skill.mcp_servers
+                ),
             )
-            super().__init__(dataclasses.replace(setup, children=children))
+            for skill in skills
+        ]
+        return SkillManagerCap(with_mode, children, name=name)
 
-    implementation = type(name, (MutantImplementation,), {"system_class": System})
-    return implementation
-
-
-McpCrashes = _mcp_mode("McpCrashes", "crash")
-McpHangs = _mcp_mode("McpHangs", "hang")
+    return build
 
 
-class _LeavesServersRunning(MutantSystem):
+def _with_mode(setup: Setup, mode: str) -> Setup:
+    """``setup`` with its MCP children run in ``mode``."""
+    children = tuple(
+        dataclasses.replace(
+            child,
+            server=dataclasses.replace(child.server, args=(*child.server.args, "--mode", mode)),
+        )
+        if isinstance(child, McpChild)
+        else child
+        for child in setup.children
+    )
+    return dataclasses.replace(setup, children=children)
+
+
+def _mcp_mode(name: str, mode: str) -> Callable[[], ReferenceImplementation]:
+    class InMode(ReferenceImplementation):
+        def open(self, setup: Setup) -> AsyncSkillSystem:
+            return super().open(_with_mode(setup, mode))
+
+    return functools.partial(InMode, ReferenceParts(manager=_mode_manager(mode)), name=name)
+
+
+McpCrashes = _mcp_mode("misbehaving:McpCrashes", "crash")
+McpHangs = _mcp_mode("misbehaving:McpHangs", "hang")
+
+
+class _LeavesServersRunning(ReferenceSystem):
     """Enters the skill manager at start and never exits it: its MCP servers are left running."""
 
     async def start(self) -> None:
@@ -194,9 +194,7 @@ class _LeavesServersRunning(MutantSystem):
         return None
 
 
-LeavesServersRunning = type(
-    "LeavesServersRunning", (MutantImplementation,), {"system_class": _LeavesServersRunning}
-)
+LeavesServersRunning = _implementation("LeavesServersRunning", _LeavesServersRunning)
 
 
 # -- warns, as third-party code often does -------------------------------------------------------

@@ -1,118 +1,53 @@
-"""What every mutant is built from: the reference adapter, with one piece swapped for a broken one.
+"""What every mutant is built from: the reference, given one broken part.
 
-A mutant never edits ``reference/``: it subclasses a reference class and overrides the one method
-that carries its defect. :class:`MutantSystem` is the reference adapter's system with its pieces
-(the pool, the skill manager, the registry, the skill tools provider, the agent factory) chosen by
-class attributes, so a mutant names the broken class and nothing else.
+A mutant never edits ``reference/`` and copies none of it: it subclasses one reference class
+(the pool, the skill manager, the registry, the skill tools provider, the agent factory) or
+replaces one function (the loader of the skills directory, the reader of a skill's files),
+overrides the one method that carries its defect, and is passed to the reference as that part
+(:class:`~skill_conformance.adapters.reference.ReferenceParts`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import functools
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, ClassVar
 
-from pydantic_ai.capabilities import AbstractCapability
-from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart
-from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.models import Model
 
-from reference.factory import AgentFactory, HostContext
-from reference.loader import LoadResult, load_skills
-from reference.manager import SkillManagerCap
-from reference.pool import SkillPool
-from reference.registry import ExtensionRegistry
-from reference.skill_tools import SkillToolsProvider
 from skill_conformance.adapters.reference import (
+    PoolFactory,
     ReferenceImplementation,
-    ReferenceSystem,
-    _mcp_child,
-    _port_errors,
-    _tools_child,
+    ReferenceParts,
 )
-from skill_conformance.port import AsyncSkillSystem, Setup, ToolsChild
-
-
-def _idle(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-    return ModelResponse(parts=[TextPart("Done.")])
-
-
-class MutantPool(SkillPool):
-    """The reference pool, building its manager, registry and skill tools from swappable classes."""
-
-    manager_class: ClassVar[type[SkillManagerCap]] = SkillManagerCap
-    registry_class: ClassVar[type[ExtensionRegistry]] = ExtensionRegistry
-    provider_class: ClassVar[type[SkillToolsProvider]] = SkillToolsProvider
-    load: ClassVar[Callable[[Path], LoadResult]] = staticmethod(load_skills)
-
-    def __init__(self, skills_dir: Path, children: Sequence[AbstractCapability[Any]] = ()) -> None:
-        super().__init__(skills_dir, children, registry=self.registry_class())
-        self.skills_tools = self.provider_class(self)
-
-    def _build(self) -> SkillManagerCap:
-        # SkillPool._build, with the manager's class swapped (building twice would import twice).
-        loaded = self.load(self.skills_dir)
-        manager = self.manager_class(loaded.skills.values(), self.children, name="pool-skills")
-        self._problems = loaded.problems + manager.problems
-        return manager
-
-
-class MutantSystem(ReferenceSystem):
-    """The reference adapter's system, on a :class:`MutantPool` and a swappable factory."""
-
-    pool_class: ClassVar[type[SkillPool]] = MutantPool
-    factory_class: ClassVar[type[AgentFactory]] = AgentFactory
-
-    async def start(self) -> None:
-        children: list[AbstractCapability[Any]] = [
-            _tools_child(child) if isinstance(child, ToolsChild) else _mcp_child(child)
-            for child in self._setup.children
-        ]
-        pool = self.pool_class(self._setup.skills_dir, children)
-        with _port_errors():
-            await pool.start()
-        self._pool = pool
-        self._note_problems()
-        provider = pool.skills_tools if self._setup.skills_tools_provider else None
-        self._factory = self.factory_class(HostContext(pool, provider), FunctionModel(_idle))
-
-
-class MutantImplementation(ReferenceImplementation):
-    """An implementation whose systems are :attr:`system_class`; its name is ``mutant:<class>``."""
-
-    system_class: ClassVar[type[MutantSystem]] = MutantSystem
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.name = f"mutant:{type(self).__name__}"
-
-    def open(self, setup: Setup) -> AsyncSkillSystem:
-        return self.system_class(setup)
+from skill_conformance.reference.factory import AgentFactory, HostContext
+from skill_conformance.reference.loader import LoadResult, load_skills
+from skill_conformance.reference.manager import SkillManagerCap
+from skill_conformance.reference.pool import ManagerFactory, SkillPool
+from skill_conformance.reference.references import read_reference
+from skill_conformance.reference.registry import ExtensionRegistry
+from skill_conformance.reference.skill_tools import SkillToolsProvider
 
 
 def mutant(
     name: str,
     *,
-    manager: type[SkillManagerCap] | None = None,
-    registry: type[ExtensionRegistry] | None = None,
-    provider: type[SkillToolsProvider] | None = None,
-    pool: type[MutantPool] | None = None,
-    factory: type[AgentFactory] | None = None,
-    loader: Callable[[Path], LoadResult] | None = None,
-) -> type[MutantImplementation]:
-    """An implementation class: the reference with the given pieces swapped."""
-    pool_base = pool or MutantPool
-    pool_attrs: dict[str, object] = {}
-    if manager is not None:
-        pool_attrs["manager_class"] = manager
-    if registry is not None:
-        pool_attrs["registry_class"] = registry
-    if provider is not None:
-        pool_attrs["provider_class"] = provider
-    if loader is not None:
-        pool_attrs["load"] = staticmethod(loader)
-    pool_class = type(f"{name}Pool", (pool_base,), pool_attrs) if pool_attrs else pool_base
-    system_attrs: dict[str, object] = {"pool_class": pool_class}
-    if factory is not None:
-        system_attrs["factory_class"] = factory
-    system = type(f"{name}System", (MutantSystem,), system_attrs)
-    return type(name, (MutantImplementation,), {"system_class": system})
+    pool: PoolFactory = SkillPool,
+    manager: ManagerFactory = SkillManagerCap,
+    registry: Callable[[], ExtensionRegistry] = ExtensionRegistry,
+    provider: Callable[[SkillPool], SkillToolsProvider] = SkillToolsProvider,
+    factory: Callable[[HostContext, Model], AgentFactory] = AgentFactory,
+    loader: Callable[[Path], LoadResult] = load_skills,
+    reader: Callable[[str, Path, str], str] = read_reference,
+) -> Callable[[], ReferenceImplementation]:
+    """What ``--impl`` loads: the reference built from the given parts, named ``mutant:<name>``."""
+    parts = ReferenceParts(
+        pool=pool,
+        manager=manager,
+        registry=registry,
+        provider=provider,
+        factory=factory,
+        loader=loader,
+        reader=reader,
+    )
+    return functools.partial(ReferenceImplementation, parts, name=f"mutant:{name}")

@@ -43,6 +43,10 @@ SL_YAML = "yaml-that-nests-or-expands-without-bound-shall-be-refused"
 SL_PROBLEMS = (
     "each-refused-skill-shall-be-reported-on-one-short-line-naming-its-file-line-and-field"
 )
+SMC_REBUILD_ENTERED = "a-pool-rebuild-shall-stop-the-mcp-servers-of-the-skill-manager-it-replaces"
+STR_ISOLATION = "a-skill-whose-tools-fail-shall-take-no-other-skill-s-tools-away"
+ST_LOCAL_FIRST = "a-local-skill-shall-take-precedence-over-a-remote-skill-of-the-same-name"
+ST_REF_BOUNDS = "reading-a-reference-file-shall-stay-inside-the-skill-and-bounded"
 
 REQUIREMENTS = (
     AF,
@@ -74,6 +78,10 @@ REQUIREMENTS = (
     SL_FILE,
     SL_YAML,
     SL_PROBLEMS,
+    SMC_REBUILD_ENTERED,
+    STR_ISOLATION,
+    ST_LOCAL_FIRST,
+    ST_REF_BOUNDS,
 )
 
 RFC_A = "rfc-a: skill manager not registered with the extension registry"
@@ -109,6 +117,7 @@ class Mutant:
 _M = "manager_mutants:"
 _H = "host_mutants:"
 _L = "loader_mutants:"
+_I = "isolation_mutants:"
 
 MUTANTS = (
     # -- the RFC's three regressions
@@ -531,6 +540,117 @@ MUTANTS = (
         _L + "QuotesValuesWholeMutant",
         SL_PROBLEMS,
         _ids(SL_PROBLEMS, "hostile-input-gives-short-problem-lines"),
+        extra=True,
+    ),
+    # -- failure isolation, rebuild while entered, precedence, reference reading
+    Mutant(
+        _I + "ImportsInPlaceMutant",
+        STR_ISOLATION,
+        _ids(
+            STR_ISOLATION,
+            "a-tool-module-that-raises-systemexit-while-importing-leaves-the-other-skills-intact",
+            "a-tool-module-that-raises-keyboardinterrupt-while-importing-leaves-the-other-skills"
+            "-intact",
+            "a-tool-module-that-never-finishes-importing-is-given-up",
+        ),
+    ),
+    Mutant(
+        _I + "ImportsWithoutTimeoutMutant",
+        STR_ISOLATION,
+        _ids(STR_ISOLATION, "a-tool-module-that-never-finishes-importing-is-given-up"),
+        extra=True,
+    ),
+    Mutant(
+        _I + "DeadServerFailsEveryRunMutant",
+        STR_ISOLATION,
+        _ids(
+            STR_ISOLATION,
+            "an-mcp-server-whose-command-does-not-exist-leaves-the-other-skills-tools-callable",
+            "an-mcp-server-that-exits-at-once-leaves-the-other-skills-mcp-tools-callable",
+            "an-mcp-server-that-never-answers-is-given-up-and-stopped",
+            "an-mcp-server-that-cannot-be-reached-over-http-leaves-the-other-skills-tools-callable",
+            "entering-the-skill-manager-starts-the-other-mcp-servers-when-one-exits-at-once",
+        ),
+    ),
+    Mutant(
+        _I + "RetriesDeadServersMutant",
+        STR_ISOLATION,
+        _ids(
+            STR_ISOLATION,
+            "entering-the-skill-manager-starts-the-other-mcp-servers-when-one-exits-at-once",
+        ),
+        extra=True,
+    ),
+    Mutant(
+        _I + "RebuildForgetsEnteredManagerMutant",
+        SMC_REBUILD_ENTERED,
+        _ids(
+            SMC_REBUILD_ENTERED,
+            "a-rebuild-while-the-skill-manager-is-entered-leaves-none-of-its-servers-running",
+        ),
+    ),
+    Mutant(
+        _I + "RebuildStrandsKeptToolsMutant",
+        STR_REBUILD,
+        _ids(STR_REBUILD, "tools-that-remain-after-a-rebuild-stay-callable"),
+        extra=True,
+    ),
+    Mutant(
+        _I + "RemoteSkillsFirstMutant",
+        ST_LOCAL_FIRST,
+        _ids(
+            ST_LOCAL_FIRST,
+            "a-local-skill-wins-over-a-remote-one-of-the-same-name-by-bare-name-and-by-uri",
+        ),
+    ),
+    Mutant(
+        _I + "ChecksOnlyBackslashesMutant",
+        ST_LOAD,
+        _ids(
+            ST_LOAD,
+            "a-bare-name-holding-a-slash-is-refused",
+            "a-bare-name-made-of-dots-only-is-refused",
+        ),
+        extra=True,
+    ),
+    Mutant(
+        _I + "ReadsAbsolutePathsMutant",
+        ST_REFS,
+        _ids(ST_REFS, "an-absolute-reference-path-is-blocked"),
+        extra=True,
+    ),
+    Mutant(
+        _I + "ReadsReferencesByPathMutant",
+        ST_REF_BOUNDS,
+        _ids(
+            ST_REF_BOUNDS,
+            "a-reference-that-is-a-symlink-loop-gives-an-error-never-a-crash",
+            "an-oversized-reference-is-not-read-whole",
+        ),
+    ),
+    Mutant(
+        _I + "QuotesHostPathsMutant",
+        ST_REF_BOUNDS,
+        _ids(
+            ST_REF_BOUNDS,
+            "a-reference-that-is-a-symlink-loop-gives-an-error-never-a-crash",
+            "a-reference-name-too-long-for-the-file-system-gives-an-error-never-a-crash",
+        ),
+        extra=True,
+    ),
+    Mutant(
+        _I + "FollowsFinalLinkMutant",
+        ST_REF_BOUNDS,
+        _ids(
+            ST_REF_BOUNDS,
+            "a-reference-replaced-by-a-link-after-loading-is-not-followed-outside-the-skill",
+        ),
+        extra=True,
+    ),
+    Mutant(
+        _I + "InlinesReferencesByPathMutant",
+        ST_REF_BOUNDS,
+        _ids(ST_REF_BOUNDS, "a-looping-reference-does-not-stop-a-bare-name-load-of-its-skill"),
         extra=True,
     ),
 )

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
@@ -12,24 +11,34 @@ from pydantic_ai import Agent, Tool
 from pydantic_ai.capabilities import AbstractCapability
 from pydantic_ai.toolsets import AbstractToolset, FunctionToolset
 
-from reference.capabilities import McpServerCap
-from reference.errors import ReferenceNotFoundError, SecurityError, SkillNotFoundError
-from reference.factory import AgentFactory
-from reference.manager import SkillManagerCap
-from reference.registry import POOL_SCOPE, ExtensionRegistry, ResolvedURI, Scope, ScopeLevel
-from reference.resources import SkillResource
-from reference.skill_tools import SkillToolsProvider
-from reference.substitution import substitute_arguments
-from reference.uri import SCHEME, parse_skill_uri
-from skill_conformance.adapters.reference import _port_errors
-from tests.mutants.base import MutantImplementation, MutantPool, MutantSystem, mutant
+from skill_conformance.reference.capabilities import McpServerCap
+from skill_conformance.reference.errors import (
+    ReferenceNotFoundError,
+    SecurityError,
+    SkillNotFoundError,
+)
+from skill_conformance.reference.factory import AgentFactory
+from skill_conformance.reference.manager import SkillManagerCap
+from skill_conformance.reference.pool import SkillPool
+from skill_conformance.reference.registry import (
+    POOL_SCOPE,
+    ExtensionRegistry,
+    ResolvedURI,
+    Scope,
+    ScopeLevel,
+)
+from skill_conformance.reference.resources import SkillResource
+from skill_conformance.reference.skill_tools import SkillToolsProvider
+from skill_conformance.reference.substitution import substitute_arguments
+from skill_conformance.reference.uri import SCHEME, parse_skill_uri
+from tests.mutants.base import mutant
 
 _SESSION = Scope(ScopeLevel.SESSION, session_id="session-1")
 
 # -- the pool and the registry -------------------------------------------------------------
 
 
-class NeverRegisters(MutantPool):
+class NeverRegisters(SkillPool):
     """RFC regression (a): the skill manager is built but never registered with the registry."""
 
     def _install(self, manager: SkillManagerCap) -> None:
@@ -53,7 +62,7 @@ class NeverUnregisters(ExtensionRegistry):
         return False
 
 
-class RebuildDoesNotRegister(MutantPool):
+class RebuildDoesNotRegister(SkillPool):
     """Registers the skill manager at start-up only; a rebuilt one is never registered."""
 
     async def rebuild(self) -> None:
@@ -61,16 +70,16 @@ class RebuildDoesNotRegister(MutantPool):
         self.registry.unregister(self.manager, POOL_SCOPE)
 
 
-class RebuildKeepsOldManager(MutantPool):
+class RebuildKeepsOldManager(SkillPool):
     """Registers the rebuilt manager, but agents keep getting the one built at start-up."""
 
     async def rebuild(self) -> None:
         old = self.manager
         self.registry.unregister(old, POOL_SCOPE)
-        self.registry.register(self._build(), POOL_SCOPE)
+        self.registry.register(await self._build(), POOL_SCOPE)
 
 
-class StartsServerWhenBuilt(MutantPool):
+class StartsServerWhenBuilt(SkillPool):
     """Connects the first skill's first MCP server as soon as the manager is built."""
 
     _eager: list[McpServerCap]
@@ -283,20 +292,8 @@ def _prefix_contained(skill: str, directory: Path, path: str) -> str:
     return target.read_text()
 
 
-def _reader_mutant(name: str, reader: Callable[[str, Path, str], str]) -> type:
-    class System(MutantSystem):
-        async def read_skill_file(self, skill: str, path: str) -> str:
-            with _port_errors():
-                found = self.pool.manager.skills.get(skill)
-                if found is None or found.directory is None:
-                    raise SkillNotFoundError(skill)
-                return reader(found.name, found.directory, path)
-
-    return type(name, (MutantImplementation,), {"system_class": System})
-
-
-ReadsAnyPathMutant = _reader_mutant("ReadsAnyPathMutant", _reads_any_path)
-PrefixContainedReaderMutant = _reader_mutant("PrefixContainedReaderMutant", _prefix_contained)
+ReadsAnyPathMutant = mutant("ReadsAnyPathMutant", reader=_reads_any_path)
+PrefixContainedReaderMutant = mutant("PrefixContainedReaderMutant", reader=_prefix_contained)
 
 
 # -- the agent factory ---------------------------------------------------------------------

@@ -1,7 +1,7 @@
 """Broken variants of how the reference turns a skills directory into skills (skill-loading).
 
-The loader is made of functions, not classes, so a mutant here is a loading function for
-:attr:`MutantPool.load`: the reference's ``load_skills`` with one piece of ``reference.frontmatter``
+The loader is made of functions, not classes, so a mutant here is a loading function passed as
+the pool's ``loader``: the reference's ``load_skills`` with one piece of ``reference.frontmatter``
 or ``reference.loader`` swapped for the length of the call (every mutant runs in a suite process of
 its own), or with its result changed afterwards. Each is a bug seen in skill loaders elsewhere.
 
@@ -24,10 +24,10 @@ from unittest import mock
 
 import yaml
 
-from reference import frontmatter, loader
-from reference.frontmatter import FrontmatterError
-from reference.loader import LoadResult, load_skill_dir, load_skills
-from reference.skill import Skill
+from skill_conformance.reference import frontmatter, loader
+from skill_conformance.reference.frontmatter import FrontmatterError
+from skill_conformance.reference.loader import LoadResult, load_skill_dir, load_skills
+from skill_conformance.reference.skill import Skill
 from tests.mutants.base import mutant
 
 _Load = Callable[[Path], LoadResult]

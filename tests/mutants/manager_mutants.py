@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 from pydantic_ai import RunContext, Tool
-from pydantic_ai.capabilities import AbstractCapability
 from pydantic_ai.tools import ToolDefinition
 from pydantic_ai.toolsets import AbstractToolset, CombinedToolset, FilteredToolset, FunctionToolset
 
-from reference.capabilities import McpServerCap
-from reference.manager import SkillManagerCap, _prefixed, _server
-from reference.skill import Skill, mcp_tool_prefix, python_tool_prefix
+from skill_conformance.reference.capabilities import McpServerCap
+from skill_conformance.reference.manager import SkillManagerCap, _prefixed, _server
+from skill_conformance.reference.skill import Skill, mcp_tool_prefix, python_tool_prefix
 from tests.mutants.base import mutant
 
 
@@ -61,22 +60,13 @@ class CallsSuperToolset(SkillManagerCap):
 class ImportsToolsLazily(SkillManagerCap):
     """Imports the skills' Python tools on the first toolset request, not when built."""
 
-    def __init__(
-        self,
-        skills: Iterable[Skill],
-        children: Sequence[AbstractCapability[Any]] = (),
-        *,
-        name: str = "skills",
-    ) -> None:
-        self._pending: list[Skill] = []
-        super().__init__(skills, children, name=name)
-
     def _import_skill_tools(self, skill: Skill) -> None:
-        self._pending.append(skill)
+        self._pending = [*getattr(self, "_pending", []), skill]
 
     def get_toolset(self) -> AbstractToolset[Any] | None:
-        while self._pending:
-            SkillManagerCap._import_skill_tools(self, self._pending.pop(0))
+        pending, self._pending = getattr(self, "_pending", []), []
+        for skill in pending:
+            SkillManagerCap._import_skill_tools(self, skill)
         return super().get_toolset()
 
 

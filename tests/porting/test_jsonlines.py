@@ -150,6 +150,7 @@ def test_in_a_run_a_hang_is_errored_and_no_process_outlives_it(tmp_path: Path) -
 @pytest.mark.skipif(
     os.environ.get("SKILL_CONFORMANCE_SKIP_SLOW") == "1", reason="SKILL_CONFORMANCE_SKIP_SLOW=1"
 )
+@pytest.mark.slow  # a whole-suite run: `make ci`
 def test_the_reference_behind_the_protocol_gets_the_reference_verdicts(tmp_path: Path) -> None:
     direct, wrapped = tmp_path / "direct.json", tmp_path / "wrapped.json"
     run_suite(direct, "--impl=reference")
@@ -161,3 +162,34 @@ def test_the_reference_behind_the_protocol_gets_the_reference_verdicts(tmp_path:
     assert "skill-conformance: reference-jsonlines" in done.stdout, done.stdout[-3000:]
     assert len(verdicts(direct)) == SCENARIOS
     assert verdicts(wrapped) == verdicts(direct)
+
+
+def test_a_tool_module_calling_os_exit_costs_one_scenario_behind_the_protocol(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``os._exit`` at import kills any process it runs in; through JSON lines it is one crash."""
+    from skill_conformance.runtime.world import World
+
+    # Loaded first: the world's module directory is then a path entry the process is given.
+    implementation = JsonlinesImplementation(shlex.split(jsonl_command("server.py")))
+    world = World(tmp_path / "world")
+    try:
+        module = world.modules_dir / "sc_exits_at_import.py"
+        module.write_text("import os\nos._exit(7)\n")
+        world.skill("doomed").tools.append("sc_exits_at_import:tool")
+        world.add_python_tool("healthy", "json:loads")
+        world.write()
+        try:
+            system = blocking(implementation.open(Setup(skills_dir=world.skills_dir)), timeout=30)
+            with pytest.raises(ImplementationCrash, match=r"exited \(code 7\) without answering"):
+                system.start()
+            system.close()
+            world.remove_skill("doomed")
+            system = blocking(implementation.open(Setup(skills_dir=world.skills_dir)), timeout=30)
+            system.start()  # the next scenario gets a fresh process
+            assert list(system.tool_names()) == ["healthy__tool__loads"]
+            system.close()
+        finally:
+            implementation.shutdown()
+    finally:
+        world.teardown()

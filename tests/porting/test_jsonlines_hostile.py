@@ -129,3 +129,29 @@ def test_stderr_is_kept_as_a_bounded_tail(tmp_path: Path) -> None:
     assert len(str(crash.value)) < 1000
     assert kept < 1 << 20, f"{kept} bytes of stderr kept in a temporary file"
     assert grown < 32, f"the suite grew by {grown:.0f} MiB keeping stderr"
+
+
+def test_a_fresh_process_that_hangs_on_hello_is_cut_off_at_the_scenario_timeout(
+    tmp_path: Path,
+) -> None:
+    pids = tmp_path / "pids"
+    implementation = JsonlinesImplementation(
+        _faulty("--at", "tool_names", "--do", "slow-hello-again", "--pids", str(pids))
+    )
+    try:
+        first = blocking(implementation.open(Setup(skills_dir=tmp_path)), timeout=5)
+        first.start()
+        with pytest.raises(ImplementationCrash):
+            first.tool_names()  # the process dies; the next scenario needs a fresh one
+        first.close()
+        second = blocking(implementation.open(Setup(skills_dir=tmp_path)), timeout=1)
+        began = time.monotonic()
+        with pytest.raises(ImplementationHang, match=r"start\(\) did not finish within 1 s"):
+            second.start()  # the fresh process hangs on hello
+        second.close()
+        assert time.monotonic() - began < 4
+        started = _pids(pids)
+        assert len(started) == 4
+        assert _alive(started) == [], "the process hanging on hello outlived its scenario"
+    finally:
+        implementation.shutdown()

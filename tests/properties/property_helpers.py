@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
 from skill_conformance.adapters.reference import ReferenceImplementation
-from skill_conformance.port import McpChild, Setup, ToolsChild
+from skill_conformance.port import McpChild, ToolsChild
 from skill_conformance.runtime.blocking import BlockingSkillSystem, blocking
 from skill_conformance.runtime.world import World
 
@@ -114,7 +114,7 @@ def opened(
     """The reference opened (through the port) and started on ``world``, written first."""
     if write:
         world.write()
-    setup = Setup(skills_dir=world.skills_dir, children=children, workdir=world.scratch)
+    setup = world.setup(children)
     system = blocking(ReferenceImplementation().open(setup), timeout)
     try:
         system.start()

@@ -18,7 +18,7 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, ru
 from property_helpers import budget
 
 from skill_conformance.adapters.reference import ReferenceImplementation
-from skill_conformance.port import ErrorKind, Scope, Setup, SkillSystemError
+from skill_conformance.port import ErrorKind, Scope, SkillSystemError
 from skill_conformance.runtime.blocking import BlockingSkillSystem, blocking
 from skill_conformance.runtime.world import World
 
@@ -43,7 +43,7 @@ class RegistryMachine(RuleBasedStateMachine):
         for name in names:
             self._put(name, with_tool=False)
         self.world.write()
-        setup = Setup(skills_dir=self.world.skills_dir, workdir=self.world.scratch)
+        setup = self.world.setup()
         self.system = blocking(ReferenceImplementation().open(setup), 30.0)
         self.system.start()
         self.built = dict(self.on_disk)

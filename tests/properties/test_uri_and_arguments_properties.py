@@ -14,7 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from property_helpers import budget, opened, skill_names, temporary_world
 
-from reference.uri import SkillURI, format_skill_uri, parse_skill_uri
+from skill_conformance.reference.uri import SkillURI, format_skill_uri, parse_skill_uri
 
 
 @budget(100)

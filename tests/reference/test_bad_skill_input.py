@@ -17,7 +17,6 @@ from typing import Any
 import pytest
 
 from skill_conformance.adapters.reference import ReferenceImplementation
-from skill_conformance.port import Setup
 from skill_conformance.runtime.blocking import BlockingSkillSystem, blocking
 from skill_conformance.runtime.world import World
 
@@ -271,7 +270,7 @@ def world(tmp_path: Path) -> Iterator[World]:
 
 
 def _open(world: World) -> BlockingSkillSystem:
-    system = blocking(ReferenceImplementation().open(Setup(skills_dir=world.skills_dir)), 30.0)
+    system = blocking(ReferenceImplementation().open(world.setup()), 30.0)
     system.start()
     return system
 

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from reference.frontmatter import MAX_FILE_BYTES, MAX_FRONTMATTER_BYTES
-from reference.loader import MAX_PROBLEM_LENGTH, LoadResult, load_skills
+from skill_conformance.reference.frontmatter import MAX_FILE_BYTES, MAX_FRONTMATTER_BYTES
+from skill_conformance.reference.loader import MAX_PROBLEM_LENGTH, LoadResult, load_skills
 
 _DEADLINE = 10.0
 _LAUGHS = ", ".join(
@@ -205,3 +205,15 @@ def test_the_limits_accept_a_skill_just_within_them(skills_dir: Path) -> None:
     (skills_dir / "ample" / "SKILL.md").write_bytes(data.replace(b"name: odd", b"name: ample"))
     result = load_skills(skills_dir)
     assert list(result.skills) == ["ample"], result.problems
+
+
+def test_a_refused_skill_is_one_problem_whatever_else_it_holds(skills_dir: Path) -> None:
+    (skills_dir / "folder").mkdir()
+    lines = ["---", "name: other", "description: D.", "x-field: 1"]
+    lines += ["tools: [{import_path: 'no-colon'}]", "allowed-tools: 7", "---"]
+    text = "\n".join(lines) + "\n"
+    (skills_dir / "folder" / "SKILL.md").write_text(text)
+    result = load_skills(skills_dir)
+    assert result.skills == {}
+    [problem] = result.problems
+    assert "allowed-tools" in problem

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from reference.errors import ToolImportError
-from reference.importer import import_tool, tool_name
+from skill_conformance.reference.errors import ToolImportError
+from skill_conformance.reference.importer import import_tool, tool_name
 
 
 def test_imports_the_function_and_names_it_by_its_own_name() -> None:

@@ -5,8 +5,13 @@ from pathlib import Path
 import pytest
 from reference_helpers import SkillWriter
 
-from reference.loader import load_skills
-from reference.skill import McpServerSpec, PythonToolSpec, Skill, is_valid_skill_name
+from skill_conformance.reference.loader import load_skills
+from skill_conformance.reference.skill import (
+    McpServerSpec,
+    PythonToolSpec,
+    Skill,
+    is_valid_skill_name,
+)
 
 
 def test_a_full_skill(skills_dir: Path, make_skill: SkillWriter) -> None:

@@ -13,10 +13,10 @@ from pydantic_ai.toolsets import FunctionToolset
 from pydantic_ai.usage import RunUsage
 from reference_helpers import called, offered
 
-from reference.capabilities import ToolsetCap
-from reference.loader import load_skills
-from reference.manager import SkillManagerCap
-from reference.skill import McpServerSpec, PythonToolSpec, Skill
+from skill_conformance.reference.capabilities import ToolsetCap
+from skill_conformance.reference.loader import load_skills
+from skill_conformance.reference.manager import SkillManagerCap
+from skill_conformance.reference.skill import McpServerSpec, PythonToolSpec, Skill
 
 pytestmark = pytest.mark.anyio
 

@@ -12,11 +12,11 @@ import anyio
 import pytest
 from reference_helpers import agent_run
 
-from reference.capabilities import McpServerCap
-from reference.errors import SkillNotFoundError
-from reference.loader import load_skills
-from reference.manager import SkillManagerCap
-from reference.mcp_client import http_server, stdio_server
+from skill_conformance.reference.capabilities import McpServerCap
+from skill_conformance.reference.errors import SkillNotFoundError
+from skill_conformance.reference.loader import load_skills
+from skill_conformance.reference.manager import SkillManagerCap
+from skill_conformance.reference.mcp_client import http_server, stdio_server
 from skill_conformance.runtime.world import World, pid_alive
 
 pytestmark = pytest.mark.anyio
@@ -160,8 +160,8 @@ async def test_a_remote_skill_read_from_its_resource(server_entry: Any) -> None:
 
 
 async def test_a_remote_skill_has_no_reference_files(server_entry: Any) -> None:
-    from reference.errors import ReferenceNotFoundError
-    from reference.registry import ExtensionRegistry
+    from skill_conformance.reference.errors import ReferenceNotFoundError
+    from skill_conformance.reference.registry import ExtensionRegistry
 
     entry = server_entry("hub", (), ("remote-one",))
     registry = ExtensionRegistry()

@@ -11,9 +11,9 @@ from pydantic_ai.messages import ModelResponse, TextPart
 from pydantic_ai.models.function import FunctionModel
 from reference_helpers import Run
 
-from reference.factory import AgentFactory, HostContext
-from reference.pool import SkillPool
-from reference.registry import POOL_SCOPE, Scope, ScopeLevel
+from skill_conformance.reference.factory import AgentFactory, HostContext
+from skill_conformance.reference.pool import SkillPool
+from skill_conformance.reference.registry import POOL_SCOPE, Scope, ScopeLevel
 
 pytestmark = pytest.mark.anyio
 
@@ -119,7 +119,7 @@ async def test_agents_are_named_by_path_and_run_on_the_factory_model(skills_dir:
 async def test_a_pool_uses_the_registry_it_is_given_and_starts_once(
     skills_dir: Path, make_skill: Any
 ) -> None:
-    from reference.registry import ExtensionRegistry
+    from skill_conformance.reference.registry import ExtensionRegistry
 
     make_skill("my-skill")
     registry = ExtensionRegistry()

@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from reference.errors import ReferenceNotFoundError, SecurityError
-from reference.references import list_references, read_reference
+from skill_conformance.reference.errors import ReferenceNotFoundError, SecurityError
+from skill_conformance.reference.references import list_references, read_reference
 
 
 @pytest.fixture

@@ -5,13 +5,17 @@ from typing import Any
 
 import pytest
 
-from reference.capabilities import ToolsetCap
-from reference.errors import ReferenceNotFoundError, SecurityError, SkillNotFoundError
-from reference.loader import load_skills
-from reference.manager import SkillManagerCap
-from reference.registry import POOL_SCOPE, ExtensionRegistry, Scope, ScopeLevel
-from reference.resources import SkillEntry, SkillResource
-from reference.skill import Skill
+from skill_conformance.reference.capabilities import ToolsetCap
+from skill_conformance.reference.errors import (
+    ReferenceNotFoundError,
+    SecurityError,
+    SkillNotFoundError,
+)
+from skill_conformance.reference.loader import load_skills
+from skill_conformance.reference.manager import SkillManagerCap
+from skill_conformance.reference.registry import POOL_SCOPE, ExtensionRegistry, Scope, ScopeLevel
+from skill_conformance.reference.resources import SkillEntry, SkillResource
+from skill_conformance.reference.skill import Skill
 
 pytestmark = pytest.mark.anyio
 

@@ -9,10 +9,10 @@ import pytest
 from pydantic_ai.toolsets import FunctionToolset
 from reference_helpers import called, offered
 
-from reference.capabilities import ToolsetCap
-from reference.errors import SecurityError, SkillNotFoundError
-from reference.manager import SkillManagerCap
-from reference.pool import SkillPool
+from skill_conformance.reference.capabilities import ToolsetCap
+from skill_conformance.reference.errors import SecurityError, SkillNotFoundError
+from skill_conformance.reference.manager import SkillManagerCap
+from skill_conformance.reference.pool import SkillPool
 
 pytestmark = pytest.mark.anyio
 
@@ -131,8 +131,8 @@ async def test_list_skills_local_entries_and_non_skill_children(
 async def test_remote_providers_are_searched_after_local_skills(
     skills_dir: Path, make_skill: Any
 ) -> None:
-    from reference.resources import SkillEntry
-    from reference.skill import Skill
+    from skill_conformance.reference.resources import SkillEntry
+    from skill_conformance.reference.skill import Skill
 
     class Remote(ToolsetCap):
         async def list_skills(self) -> list[SkillEntry]:

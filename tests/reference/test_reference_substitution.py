@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from reference.substitution import substitute_arguments
+from skill_conformance.reference.substitution import substitute_arguments
 
 
 @pytest.mark.parametrize(

@@ -4,8 +4,8 @@ import re
 
 import pytest
 
-from reference.errors import SecurityError, SkillNotFoundError
-from reference.uri import (
+from skill_conformance.reference.errors import SecurityError, SkillNotFoundError
+from skill_conformance.reference.uri import (
     SkillURI,
     check_reference_path,
     check_skill_name,

@@ -8,6 +8,7 @@ the two implementations side by side: every "passed" cell left of every "failed"
 from __future__ import annotations
 
 import os
+import resource
 import shutil
 import subprocess
 from collections import defaultdict
@@ -102,6 +103,12 @@ def _report(tmp_path: Path) -> Path:
     return out
 
 
+def _unbounded_address_space() -> None:
+    """Lift the suite's --memory-limit (inherited): Chromium reserves terabytes it never uses."""
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    resource.setrlimit(resource.RLIMIT_AS, (hard, hard))
+
+
 def test_the_report_renders_the_verdicts_side_by_side_in_chromium(tmp_path: Path) -> None:
     chromium = _chromium()
     report = _report(tmp_path)
@@ -116,7 +123,14 @@ def test_the_report_renders_the_verdicts_side_by_side_in_chromium(tmp_path: Path
         f"--screenshot={shot}",
         report.as_uri(),
     ]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
+    done = subprocess.run(
+        command,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        preexec_fn=_unbounded_address_space,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     assert shot.is_file()
 

@@ -94,7 +94,7 @@ def test_a_scenario_relying_on_an_ability_it_is_not_tagged_with_errs(tmp_path: P
     try:
         context.world.add_python_tool("tooled", "json:loads")
         with pytest.raises(UntaggedAbility, match=r"python-tools .*not tagged @needs:python-tools"):
-            _ = context.system
+            context.start()
         assert not context.started
     finally:
         context.close()
@@ -105,12 +105,12 @@ def test_each_call_and_each_kind_of_check_is_held_to_the_tags(tmp_path: Path) ->
     try:
         context.world.skill("my-skill")
         context.start()
-        assert list(context.system.registry_skill_names(Scope.POOL)) == ["my-skill"]
+        assert list(context.start().registry_skill_names(Scope.POOL)) == ["my-skill"]
         with pytest.raises(UntaggedAbility, match="it calls resolve_uri"):
-            context.system.resolve_uri("skill://my-skill")
+            context.start().resolve_uri("skill://my-skill")
         with pytest.raises(UntaggedAbility, match="it calls read_skill_file"):
-            context.system.read_skill_file("my-skill", "SKILL.md")
-        context.attempt(lambda: context.system.load_skill("missing"))
+            context.start().read_skill_file("my-skill", "SKILL.md")
+        context.attempt(lambda: context.start().load_skill("missing"))
         with pytest.raises(UntaggedAbility, match="expects a not-found error"):
             context.expect_error(ErrorKind.NOT_FOUND)
     finally:

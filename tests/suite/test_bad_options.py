@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -114,3 +115,29 @@ def test_a_bad_expectations_file_is_one_line(
     deep.write_text("x = " + "[" * 100_000 + "]" * 100_000 + "\n")
     assert main(["expectations", "--from", str(source), "--out", str(deep)]) == 2
     assert str(deep) in _one_error_line(capsys.readouterr().err)
+
+
+@pytest.mark.parametrize("value", ["0", "nan", "inf", "-3"])
+def test_smoke_refuses_a_timeout_that_is_not_a_positive_finite_number(
+    capsys: pytest.CaptureFixture[str], value: str
+) -> None:
+    assert main(["smoke", "--timeout", value]) == 2
+    line = _one_error_line(capsys.readouterr().err)
+    assert "--timeout" in line
+    assert value in line
+
+
+def test_an_interrupted_run_is_no_baseline_and_the_report_says_partial(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = json.loads((ROOT / "docs" / "results" / "reference.json").read_text())
+    data.update(interrupted=True, exit_status=2, scenarios=data["scenarios"][:3])
+    source = tmp_path / "interrupted.json"
+    source.write_text(json.dumps(data))
+    out = tmp_path / "expected.toml"
+    assert main(["expectations", "--from", str(source), "--out", str(out)]) == 2
+    assert "interrupted" in _one_error_line(capsys.readouterr().err)
+    assert not out.exists()
+    page = tmp_path / "report.html"
+    assert main(["report", str(source), "--out", str(page)]) == 0
+    assert "interrupted: partial run" in page.read_text()

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 ADAPTER = '''
@@ -35,6 +37,7 @@ def _run(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow  # a whole-suite run: `make ci`
 def test_an_outside_adapter_runs_and_reports(tmp_path: Path) -> None:
     (tmp_path / "mine_adapter.py").write_text(ADAPTER)
     report = tmp_path / "cucumber.json"

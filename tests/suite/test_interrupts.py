@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -43,7 +44,7 @@ def _processes_with(marker: str) -> list[str]:
         except OSError:
             continue
         if state != "Z":
-            found.append(f"{entry.name}: {command[:120]}")
+            found.append(f"{entry.name}: {command}")
     return found
 
 
@@ -61,15 +62,30 @@ def _http_server_running(marker: str) -> bool:
     return any("--http" in line for line in _processes_with(marker))
 
 
+def _jsonlines_hangs(pids: Path) -> bool:
+    # The process records its pids when the run loads it; the first scenario reaches the
+    # hanging run_tool moments later, and it hangs for the whole 30 s scenario timeout.
+    if not pids.exists() or not pids.read_text().strip():
+        return False
+    time.sleep(3.0)
+    return True
+
+
 def _run_and_signal(
-    tmp_path: Path, sig: signal.Signals, select: str, ready: Callable[[Path, str], bool]
+    tmp_path: Path,
+    sig: signal.Signals,
+    select: str,
+    ready: Callable[[Path, str], bool],
+    impl: str = "reference",
+    extra_env: dict[str, str] | None = None,
 ) -> tuple[int, float, str, Path, Path, str]:
     marker = f"SKILL_CONFORMANCE_INTERRUPT_TEST={uuid.uuid4().hex}"
     base, temp, results = tmp_path / "base", tmp_path / "tmp", tmp_path / "out" / "results.json"
     temp.mkdir()
     env = {**os.environ, "TMPDIR": str(temp), marker.split("=")[0]: marker.split("=")[1]}
+    env.update(extra_env or {})
     command = [
-        sys.executable, "-m", "pytest", "steps", "--impl", "reference", "-q", "-p", "no:randomly",
+        sys.executable, "-m", "pytest", "steps", "--impl", impl, "-q", "-p", "no:randomly",
         "-p", "no:cacheprovider", "-k", select, f"--basetemp={base}",
         f"--conformance-results={results}",
     ]  # fmt: skip
@@ -99,15 +115,26 @@ def _run_and_signal(
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["sigint", "sigterm"])
-@pytest.mark.parametrize("where", ["stdio", "http"])
+@pytest.mark.parametrize("where", ["stdio", "http", "jsonlines"])
 def test_one_signal_stops_the_run_and_leaves_nothing_behind(
     tmp_path: Path, sig: signal.Signals, where: str
 ) -> None:
+    impl, env = "reference", {}
     if where == "stdio":
         select, ready = "mcp and not by_url", lambda base, _marker: _stdio_server_started(base)
-    else:
+    elif where == "http":
         select, ready = "reached_by_url", lambda _base, marker: _http_server_running(marker)
-    status, elapsed, output, temp, results, marker = _run_and_signal(tmp_path, sig, select, ready)
+    else:  # a JSON-lines implementation hanging in run_tool, with a child process of its own
+        pids = tmp_path / "pids"
+        faulty = ROOT / "tests" / "jsonlines_impl" / "faulty.py"
+        command = [sys.executable, str(faulty), "--at", "run_tool", "--do", "hang"]
+        impl, env = "jsonlines", {"SKILL_CONFORMANCE_JSONL_CMD": shlex.join(command)}
+        select = "python_tools"
+        ready = lambda _base, _marker: _jsonlines_hangs(pids)  # noqa: E731
+        env["SKILL_CONFORMANCE_JSONL_CMD"] += f" --pids {shlex.quote(str(pids))}"
+    status, elapsed, output, temp, results, marker = _run_and_signal(
+        tmp_path, sig, select, ready, impl, env
+    )
 
     assert "ImplementationCrash" not in output, output[-3000:]
     assert status == pytest.ExitCode.INTERRUPTED, output[-3000:]

@@ -20,6 +20,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # whole-suite runs, twice (one shuffled): `make ci`
+
 ROOT = Path(__file__).resolve().parents[2]
 SEED = 20261202
 

@@ -17,6 +17,8 @@ import pytest
 
 from tests.mutants.suite_run import ROOT, SuiteRun, processes_mentioning, run_suite
 
+pytestmark = pytest.mark.slow  # a whole-suite run per misbehaving adapter: `make ci`
+
 SCENARIOS = {
     "skillmanagercap-shall-extend-combinedtoolsetcapability.skillmanagercap-inherits-tool-merging",
     "skillmanagercap-shall-extend-combinedtoolsetcapability."
@@ -145,7 +147,9 @@ def test_mcp_servers_that_crash_or_never_answer_error_their_scenarios_only(
     run = runs[adapter].result()
     for scenario, verdict in run.verdicts.items():
         if scenario in MCP_SCENARIOS:
-            assert verdict == "errored", (scenario, verdict, run.output[-3000:])
+            # Errored when a call gives up on a dead server, failed when the implementation
+            # isolates it (the reference does, for skill servers): never passed.
+            assert verdict in ("failed", "errored"), (scenario, verdict, run.output[-3000:])
         else:
             assert verdict == "passed", (scenario, verdict, run.output[-3000:])
 

@@ -21,6 +21,8 @@ import pytest
 from skill_conformance.bundled import specs_dir
 from skill_conformance.catalogue import load_catalogue
 
+pytestmark = pytest.mark.slow  # whole-suite runs, one per kind of output: `make ci`
+
 ROOT = Path(__file__).resolve().parents[2]
 MUTANT = "tests.mutants.manager_mutants:ForRunLosesSkillToolsMutant"
 RAISING = "tests.misbehaving.adapters:Raising"
@@ -29,6 +31,13 @@ PASSES = "Skill not found"
 ERRORS = "Load skill by bare name"
 _ENTRIES = {entry.name: entry for entry in load_catalogue(specs_dir()).entries()}
 _OFFERED_STEP = "Then the model was offered the tool `my-skill__tool__loads` in that run"
+
+
+def _line(feature: str, text: str) -> str:
+    """``features/{feature}:N``: where ``text`` first appears in that generated feature file."""
+    lines = (ROOT / "features" / feature).read_text(encoding="utf-8").splitlines()
+    number = next(i for i, line in enumerate(lines, 1) if text in line)
+    return f"features/{feature}:{number}"
 
 
 def _selecting(*names: str) -> str:
@@ -98,8 +107,8 @@ def test_a_failing_scenario_prints_a_short_block_with_step_expected_and_observed
     assert len(block) <= 15, "\n".join(block)
     text = "\n".join(block)
     assert "skill-manager-cap > for_run preserves tool_manager" in block[0]
-    assert "features/skill-manager-cap.feature:160" in text  # the scenario
-    assert "features/skill-manager-cap.feature:163" in text  # the step that failed
+    assert _line("skill-manager-cap.feature", f"Scenario: {FOR_RUN}") in text
+    assert f"failed at {_line('skill-manager-cap.feature', _OFFERED_STEP)}:" in text
     assert _OFFERED_STEP in text
     expected = next(line for line in block if line.strip().startswith("expected:"))
     observed = next(line for line in block if line.strip().startswith("observed:"))
@@ -117,7 +126,7 @@ def test_an_error_prints_a_short_block_with_the_step_and_the_crash(runs: dict[st
     assert len(block) <= 15, "\n".join(block)
     text = "\n".join(block)
     assert "When `load_skill` is called with `ponytail`" in text
-    assert "features/skill-tools.feature:24" in text
+    assert f"errored at {_line('skill-tools.feature', 'is called with `ponytail`')}:" in text
     assert "RuntimeError: misbehaving: unexpected exception" in text
     assert "fixturefunc" not in run.output
 
@@ -179,5 +188,5 @@ def test_the_summary_is_printed_last(runs: dict[str, Run], label: str) -> None:
     total = max(i for i, line in enumerate(lines) if line.startswith("total: "))
     after = lines[total + 1 :]
     assert all(line.startswith(("FAILED ", "ERRORED ", "XPASS ")) for line in after[:-1]), after
-    assert re.match(r"^=+ .* in [\d.]+s =+$", after[-1])  # pytest's closing line only
+    assert re.match(r"^=+ .* in [\d.]+s( \([\d:]+\))? =+$", after[-1])  # pytest's closing line
     assert not any("short test summary info" in line for line in after)

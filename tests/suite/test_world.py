@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import os
+import signal
+import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
+import pytest
 import yaml
 
-from skill_conformance.runtime.world import ServerLog, World
+from skill_conformance.runtime.world import ServerLog, World, pid_alive
 
 
 def _frontmatter(path: Path) -> dict[str, object]:
@@ -115,3 +122,55 @@ def test_a_string_allowed_tools_is_written_as_the_string(tmp_path: Path) -> None
         "read, list"
     )
     world.teardown()
+
+
+def test_release_ends_a_read_stuck_on_a_pipe(tmp_path: Path) -> None:
+    world = World(tmp_path)
+    pipe = world.skill_file_pipe("piped")
+    read: list[bytes] = []
+    reader = threading.Thread(target=lambda: read.append(pipe.read_bytes()), daemon=True)
+    reader.start()
+    reader.join(0.5)
+    assert reader.is_alive()  # opening a pipe nobody writes to blocks
+    world.release()
+    reader.join(5.0)
+    assert not reader.is_alive()
+    assert read == [b""]
+    world.teardown()
+
+
+_PARENT = """
+import sys, time
+from pathlib import Path
+from skill_conformance.runtime.world import World
+world = World(Path(sys.argv[1]))
+world.serve_mcp_over_http("remote", ["echo"])
+print(world._processes[0].pid, flush=True)
+time.sleep(120)
+"""
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL")
+def test_the_http_server_stops_when_the_run_that_started_it_is_killed(tmp_path: Path) -> None:
+    parent = subprocess.Popen(
+        [sys.executable, "-c", _PARENT, str(tmp_path)],
+        stdout=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        assert parent.stdout is not None
+        server = int(parent.stdout.readline())
+        assert pid_alive(server)
+        parent.kill()  # SIGKILL: no clean-up of its own runs
+        parent.wait()
+        deadline = time.monotonic() + 10
+        while pid_alive(server) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not pid_alive(server), "the HTTP test server outlived the run that started it"
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(parent.pid, signal.SIGKILL)
+        parent.wait()
+        if parent.stdout is not None:
+            parent.stdout.close()

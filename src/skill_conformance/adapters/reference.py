@@ -13,27 +13,18 @@ from __future__ import annotations
 import importlib.metadata
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import Any
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
 
 from pydantic_ai import Agent, Tool
 from pydantic_ai.capabilities import AbstractCapability
+from pydantic_ai.models import Model
 from pydantic_ai.models.function import FunctionModel
 from pydantic_ai.toolsets import FunctionToolset
+from typing_extensions import override
 
-from reference.capabilities import McpServerCap, ToolsetCap
-from reference.errors import (
-    ReferenceNotFoundError,
-    SecurityError,
-    SkillError,
-    SkillNotFoundError,
-)
-from reference.factory import AgentFactory, HostContext
-from reference.manager import SkillManagerCap
-from reference.mcp_client import stdio_server
-from reference.pool import SkillPool
-from reference.references import read_reference
-from reference.registry import Scope as RegistryScope
-from reference.registry import ScopeLevel
+from skill_conformance.adapters.import_path import ImportPath
 from skill_conformance.adapters.scripted_model import Script, idle
 from skill_conformance.port import (
     Ability,
@@ -49,8 +40,24 @@ from skill_conformance.port import (
     SkillSystemError,
     ToolsChild,
 )
+from skill_conformance.reference.capabilities import McpServerCap, ToolsetCap
+from skill_conformance.reference.errors import (
+    ReferenceNotFoundError,
+    SecurityError,
+    SkillError,
+    SkillNotFoundError,
+)
+from skill_conformance.reference.factory import AgentFactory, HostContext
+from skill_conformance.reference.loader import LoadResult, load_skills
+from skill_conformance.reference.manager import SkillManagerCap
+from skill_conformance.reference.mcp_client import stdio_server
+from skill_conformance.reference.pool import ManagerFactory, SkillPool
+from skill_conformance.reference.references import read_reference
+from skill_conformance.reference.registry import ExtensionRegistry, ScopeLevel
+from skill_conformance.reference.registry import Scope as RegistryScope
+from skill_conformance.reference.skill_tools import SkillToolsProvider
 
-__all__ = ["ReferenceImplementation", "ReferenceSystem"]
+__all__ = ["ReferenceImplementation", "ReferenceParts", "ReferenceSystem"]
 
 _PROMPT = "Use the skills."
 
@@ -64,18 +71,57 @@ def _version() -> str:
         return __version__
 
 
+class PoolFactory(Protocol):
+    """Builds the pool; :class:`SkillPool` itself is one."""
+
+    def __call__(
+        self,
+        skills_dir: Path,
+        children: Sequence[AbstractCapability[Any]],
+        *,
+        registry: ExtensionRegistry,
+        manager: ManagerFactory,
+        provider: Callable[[SkillPool], SkillToolsProvider],
+        loader: Callable[[Path], LoadResult],
+    ) -> SkillPool:
+        """The pool of ``skills_dir``, its manager and provider built by those given."""
+        ...
+
+
+@dataclass(frozen=True)
+class ReferenceParts:
+    """What a reference system is built from; each part can be replaced (tests, mutants)."""
+
+    pool: PoolFactory = SkillPool
+    manager: ManagerFactory = SkillManagerCap
+    registry: Callable[[], ExtensionRegistry] = ExtensionRegistry
+    provider: Callable[[SkillPool], SkillToolsProvider] = SkillToolsProvider
+    factory: Callable[[HostContext, Model], AgentFactory] = AgentFactory
+    loader: Callable[[Path], LoadResult] = load_skills
+    reader: Callable[[str, Path, str], str] = read_reference
+
+
 class ReferenceImplementation:
-    """The reference implementation, as ``--impl reference`` loads it."""
+    """The reference implementation, as ``--impl reference`` loads it.
+
+    Args:
+        parts: What each scenario's system is built from; the reference's own by default.
+        name: The name shown in reports; the class's :attr:`name` if not given.
+
+    """
 
     name = "reference"
 
-    def __init__(self) -> None:
+    def __init__(self, parts: ReferenceParts | None = None, *, name: str | None = None) -> None:
+        if name is not None:
+            self.name = name
+        self.parts = parts if parts is not None else ReferenceParts()
         self.version = _version()
         self.unsupported: Mapping[Ability, str] = {}
 
     def open(self, setup: Setup) -> AsyncSkillSystem:
         """A system for one scenario; nothing is built until ``start``."""
-        return ReferenceSystem(setup)
+        return ReferenceSystem(setup, self.parts)
 
 
 @contextmanager
@@ -120,15 +166,17 @@ _SCOPES: Mapping[Scope, RegistryScope] = {
 }
 
 
-class ReferenceSystem:
+class ReferenceSystem(AsyncSkillSystem):
     """The reference opened on one :class:`Setup` (see :class:`AsyncSkillSystem`)."""
 
-    def __init__(self, setup: Setup) -> None:
+    def __init__(self, setup: Setup, parts: ReferenceParts | None = None) -> None:
         self._setup = setup
+        self._parts = parts if parts is not None else ReferenceParts()
         self._pool: SkillPool | None = None
         self._factory: AgentFactory | None = None
         self._entered: SkillManagerCap | None = None
         self._problems: list[str] = []
+        self._import_path = ImportPath(setup.python_path)
 
     @property
     def pool(self) -> SkillPool:
@@ -142,18 +190,28 @@ class ReferenceSystem:
         assert self._factory is not None, "start() was not called"
         return self._factory
 
-    async def start(self) -> None:  # noqa: D102
+    @override
+    async def start(self) -> None:
         children: list[AbstractCapability[Any]] = [
             _tools_child(child) if isinstance(child, ToolsChild) else _mcp_child(child)
             for child in self._setup.children
         ]
-        pool = SkillPool(self._setup.skills_dir, children)
+        parts = self._parts
+        self._import_path.add()
+        pool = parts.pool(
+            self._setup.skills_dir,
+            children,
+            registry=parts.registry(),
+            manager=parts.manager,
+            provider=parts.provider,
+            loader=parts.loader,
+        )
         with _port_errors():
             await pool.start()
         self._pool = pool
         self._note_problems()
         provider = pool.skills_tools if self._setup.skills_tools_provider else None
-        self._factory = AgentFactory(HostContext(pool, provider), FunctionModel(idle))
+        self._factory = parts.factory(HostContext(pool, provider), FunctionModel(idle))
 
     # -- agent runs ----------------------------------------------------------------------------
 
@@ -184,19 +242,23 @@ class ReferenceSystem:
     ) -> object:
         return (await self._run(agent, Script((tool, arguments)))).result
 
-    async def tool_names(self) -> Sequence[str]:  # noqa: D102
+    @override
+    async def tool_names(self) -> Sequence[str]:
         return (await self._run(self._manager_agent(), Script())).offered
 
-    async def run_tool(self, name: str, arguments: Mapping[str, object]) -> RunRecord:  # noqa: D102
+    @override
+    async def run_tool(self, name: str, arguments: Mapping[str, object]) -> RunRecord:
         return await self._run(self._manager_agent(), Script((name, arguments)))
 
-    async def load_skill(self, skill: str, arguments: str | None = None) -> str:  # noqa: D102
+    @override
+    async def load_skill(self, skill: str, arguments: str | None = None) -> str:
         call: dict[str, object] = {"skill_name": skill}
         if arguments is not None:
             call["arguments"] = arguments
         return str(await self._call(self._skill_tools_agent(), "load_skill", call))
 
-    async def list_skills(self) -> Sequence[SkillListing]:  # noqa: D102
+    @override
+    async def list_skills(self) -> Sequence[SkillListing]:
         entries = await self._call(self._skill_tools_agent(), "list_skills", {})
         if not isinstance(entries, list):
             raise TypeError(f"list_skills returned {entries!r}")
@@ -210,56 +272,71 @@ class ReferenceSystem:
             for entry in entries
         ]
 
-    async def agent_tool_names(self, path: AgentPath) -> Sequence[str]:  # noqa: D102
+    @override
+    async def agent_tool_names(self, path: AgentPath) -> Sequence[str]:
         return (await self._run(self._agent(path), Script())).offered
 
-    async def agent_load_skill(self, path: AgentPath, skill: str) -> str:  # noqa: D102
+    @override
+    async def agent_load_skill(self, path: AgentPath, skill: str) -> str:
         return str(await self._call(self._agent(path), "load_skill", {"skill_name": skill}))
 
-    async def read_skill_file(self, skill: str, path: str) -> str:  # noqa: D102
+    @override
+    async def read_skill_file(self, skill: str, path: str) -> str:
         with _port_errors():
             found = self.pool.manager.skills.get(skill)
             if found is None:
                 raise SkillNotFoundError(skill)
             if found.directory is None:
                 raise ReferenceNotFoundError(skill, path)
-            return read_reference(found.name, found.directory, path)
+            return self._parts.reader(found.name, found.directory, path)
 
     # -- registry, rebuild, lifecycle ------------------------------------------------------------
 
-    async def resolve_uri(self, uri: str) -> ResolvedSkill:  # noqa: D102
+    @override
+    async def resolve_uri(self, uri: str) -> ResolvedSkill:
         with _port_errors():
             resolved = await self.pool.registry.resolve_uri(uri)
         return ResolvedSkill(name=resolved.skill.name, instructions=resolved.text)
 
-    async def registry_skill_names(self, scope: Scope) -> Sequence[str]:  # noqa: D102
+    @override
+    async def registry_skill_names(self, scope: Scope) -> Sequence[str]:
         return [entry.name for entry in await self.pool.registry.list_skills(_SCOPES[scope])]
 
-    async def rebuild(self) -> None:  # noqa: D102
+    @override
+    async def rebuild(self) -> None:
         with _port_errors():
             await self.pool.rebuild()
         self._note_problems()
 
-    async def enter(self) -> None:  # noqa: D102
+    @override
+    async def enter(self) -> None:
         manager = self.pool.manager
         await manager.__aenter__()
         self._entered = manager
 
-    async def exit(self) -> None:  # noqa: D102
+    @override
+    async def exit(self) -> None:
         manager, self._entered = self._entered, None
         if manager is not None and manager.entered:
             await manager.__aexit__(None, None, None)
 
-    def problems(self) -> Sequence[str]:  # noqa: D102
+    @override
+    def problems(self) -> Sequence[str]:
+        if self._pool is not None:
+            self._note_problems()
         return list(self._problems)
 
     def _note_problems(self) -> None:
         """Keep the problems of every build so far, each once."""
         self._problems.extend(p for p in self.pool.problems if p not in self._problems)
 
-    async def close(self) -> None:  # noqa: D102
+    @override
+    async def close(self) -> None:
         try:
             await self.exit()
         finally:
-            if self._pool is not None:
-                await self._pool.close()
+            try:
+                if self._pool is not None:
+                    await self._pool.close()
+            finally:
+                self._import_path.remove()

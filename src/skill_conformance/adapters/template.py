@@ -119,7 +119,11 @@ class TemplateSystem:
         raise NotImplementedOperation("agent_load_skill")
 
     def problems(self) -> Sequence[str]:
-        """Problems reported so far (bad skills, failed imports), one line each."""
+        """Problems reported so far, one line each.
+
+        Bad skills and failed imports are found when building; an MCP server found unusable
+        when the manager is entered or during a run is a problem from then on.
+        """
         return []
 
     async def close(self) -> None:

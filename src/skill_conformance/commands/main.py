@@ -10,6 +10,7 @@ from typing import NoReturn
 
 from skill_conformance import __version__
 from skill_conformance.commands.review import add_report_commands
+from skill_conformance.commands.run import add_run
 from skill_conformance.commands.smoke import add_smoke
 from skill_conformance.gherkin import FAILED, Options, run
 
@@ -75,6 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_gherkin(commands)
     add_report_commands(commands)
     add_smoke(commands)
+    add_run(commands)
     return parser
 
 
@@ -90,7 +92,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     parser = build_parser()
     try:
-        args = parser.parse_args(argv)
+        args, unknown = parser.parse_known_args(argv)
+        if unknown and not getattr(args, "passes_unknown", False):
+            parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+        if unknown:
+            args.pytest_args = unknown
     except _UsageError as exc:
         print(exc, file=sys.stderr)
         return FAILED

@@ -21,8 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
+from skill_conformance.options import seconds_argument
 from skill_conformance.port import Ability as A
-from skill_conformance.port import AgentPath, Implementation, Scope, Setup, Unsupported
+from skill_conformance.port import AgentPath, Implementation, Scope, Unsupported
 from skill_conformance.runtime.abilities import operation_needs
 from skill_conformance.runtime.blocking import BlockingSkillSystem, ImplementationCrash, blocking
 from skill_conformance.runtime.loading import AdapterLoadError, load_implementation
@@ -228,7 +229,7 @@ def smoke(implementation: Implementation, *, mcp: bool, timeout: float) -> list[
             if with_mcp:
                 world.add_mcp_server(SKILL, "smoke-server", ["echo"])
             world.write()
-            setup = Setup(skills_dir=world.skills_dir, workdir=world.scratch)
+            setup = world.setup()
             try:
                 with production_warnings():
                     opened = implementation.open(setup)
@@ -301,7 +302,7 @@ def add_smoke(commands: argparse._SubParsersAction[Any]) -> None:
     )
     parser.add_argument(
         "--timeout",
-        type=float,
+        type=seconds_argument,
         default=10.0,
         metavar="S",
         help="seconds each operation may take (default 10)",

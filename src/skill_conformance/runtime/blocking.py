@@ -22,6 +22,8 @@ import threading
 from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from typing import Any, TypeVar
 
+from typing_extensions import override
+
 from skill_conformance.port import (
     Ability,
     AgentPath,
@@ -30,6 +32,7 @@ from skill_conformance.port import (
     RunRecord,
     Scope,
     SkillListing,
+    SkillSystem,
     SkillSystemError,
     Unsupported,
 )
@@ -205,7 +208,7 @@ def _settle(
             future.set_result(result)
 
 
-class BlockingSkillSystem:
+class BlockingSkillSystem(SkillSystem):
     """The synchronous :class:`~skill_conformance.port.SkillSystem` over an async one."""
 
     def __init__(
@@ -234,69 +237,83 @@ class BlockingSkillSystem:
             # of the implementation. An interrupt of the run itself is not wrapped and passes.
             raise ImplementationCrash(operation, raised.error) from raised.error
 
-    def start(self) -> None:  # noqa: D102
+    @override
+    def start(self) -> None:
         self._run("start", self._system.start())
 
-    def tool_names(self) -> Sequence[str]:  # noqa: D102
+    @override
+    def tool_names(self) -> Sequence[str]:
         names = self._run("tool_names", self._system.tool_names())
         return _expect("tool_names", names, _sequence_of(names, str), "a sequence of str")
 
-    def run_tool(self, name: str, arguments: Mapping[str, object]) -> RunRecord:  # noqa: D102
+    @override
+    def run_tool(self, name: str, arguments: Mapping[str, object]) -> RunRecord:
         record = self._run("run_tool", self._system.run_tool(name, arguments))
         ok = isinstance(record, RunRecord) and _sequence_of(record.offered, str)
         return _expect("run_tool", record, ok, "a RunRecord")
 
-    def load_skill(self, skill: str, arguments: str | None = None) -> str:  # noqa: D102
+    @override
+    def load_skill(self, skill: str, arguments: str | None = None) -> str:
         self._needs("load_skill", skill, arguments)
         text = self._run("load_skill", self._system.load_skill(skill, arguments))
         return _expect("load_skill", text, isinstance(text, str), "a str")
 
-    def list_skills(self) -> Sequence[SkillListing]:  # noqa: D102
+    @override
+    def list_skills(self) -> Sequence[SkillListing]:
         listing = self._run("list_skills", self._system.list_skills())
         ok = _sequence_of(listing, SkillListing)
         return _expect("list_skills", listing, ok, "a sequence of SkillListing")
 
-    def read_skill_file(self, skill: str, path: str) -> str:  # noqa: D102
+    @override
+    def read_skill_file(self, skill: str, path: str) -> str:
         self._needs("read_skill_file")
         text = self._run("read_skill_file", self._system.read_skill_file(skill, path))
         return _expect("read_skill_file", text, isinstance(text, str), "a str")
 
-    def resolve_uri(self, uri: str) -> ResolvedSkill:  # noqa: D102
+    @override
+    def resolve_uri(self, uri: str) -> ResolvedSkill:
         self._needs("resolve_uri")
         resolved = self._run("resolve_uri", self._system.resolve_uri(uri))
         return _expect(
             "resolve_uri", resolved, isinstance(resolved, ResolvedSkill), "a ResolvedSkill"
         )
 
-    def registry_skill_names(self, scope: Scope) -> Sequence[str]:  # noqa: D102
+    @override
+    def registry_skill_names(self, scope: Scope) -> Sequence[str]:
         self._needs("registry_skill_names")
         names = self._run("registry_skill_names", self._system.registry_skill_names(scope))
         ok = _sequence_of(names, str)
         return _expect("registry_skill_names", names, ok, "a sequence of str")
 
-    def rebuild(self) -> None:  # noqa: D102
+    @override
+    def rebuild(self) -> None:
         self._needs("rebuild")
         self._run("rebuild", self._system.rebuild())
 
-    def enter(self) -> None:  # noqa: D102
+    @override
+    def enter(self) -> None:
         self._needs("enter")
         self._run("enter", self._system.enter())
 
-    def exit(self) -> None:  # noqa: D102
+    @override
+    def exit(self) -> None:
         self._needs("exit")
         self._run("exit", self._system.exit())
 
-    def agent_tool_names(self, path: AgentPath) -> Sequence[str]:  # noqa: D102
+    @override
+    def agent_tool_names(self, path: AgentPath) -> Sequence[str]:
         self._needs("agent_tool_names", path)
         names = self._run("agent_tool_names", self._system.agent_tool_names(path))
         return _expect("agent_tool_names", names, _sequence_of(names, str), "a sequence of str")
 
-    def agent_load_skill(self, path: AgentPath, skill: str) -> str:  # noqa: D102
+    @override
+    def agent_load_skill(self, path: AgentPath, skill: str) -> str:
         self._needs("agent_load_skill", path, skill)
         text = self._run("agent_load_skill", self._system.agent_load_skill(path, skill))
         return _expect("agent_load_skill", text, isinstance(text, str), "a str")
 
-    def problems(self) -> Sequence[str]:  # noqa: D102
+    @override
+    def problems(self) -> Sequence[str]:
         self._needs("problems")
         try:
             with production_warnings():

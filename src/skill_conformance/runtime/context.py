@@ -1,8 +1,8 @@
 """The state one scenario carries from step to step.
 
-Steps never hold an implementation themselves: they describe the world, then ask
-:class:`ScenarioContext` for the system, which is opened and started on first use, after the
-skills described so far have been written to disk.
+Steps never hold an implementation themselves: they describe the world, then build the system
+with :meth:`ScenarioContext.start` (which writes the skills described so far to disk, opens the
+implementation and starts it) before they ask it anything.
 
 The context also checks the scenario's ``@needs`` tags (:mod:`skill_conformance.runtime.abilities`):
 the world it writes, each operation it calls and each kind of result it checks must rely only on
@@ -27,7 +27,6 @@ from skill_conformance.port import (
     Implementation,
     McpChild,
     RunRecord,
-    Setup,
     SkillListing,
     SkillSystemError,
     ToolsChild,
@@ -71,6 +70,7 @@ class ScenarioContext:
     run: RunRecord | None = None
     listing: list[SkillListing] | None = None
     runs: int = 0
+    running_before_rebuild: set[int] = field(default_factory=set)
     loaded: str | None = None
     """What the last ``load_skill`` call of the scenario asked for (None after other reads)."""
     needs: frozenset[Ability] | None = None
@@ -106,17 +106,17 @@ class ScenarioContext:
         for ability, why in world_needs(self.world, self.children).items():
             self.uses(ability, why)
 
-    @property
-    def system(self) -> BlockingSkillSystem:
-        """The system under test, opened and started on first use."""
+    def start(self) -> BlockingSkillSystem:
+        """Build the scenario's system, once, and return it.
+
+        Building writes the skills described so far to disk, opens the implementation on them
+        and starts it (the pool's start-up). Later calls return the system already started.
+        """
         if self._system is None:
             self._check_world()
             self.world.write()
-            setup = Setup(
-                skills_dir=self.world.skills_dir,
-                children=tuple(self.children),
-                skills_tools_provider=self.skills_tools_provider,
-                workdir=self.world.scratch,
+            setup = self.world.setup(
+                self.children, skills_tools_provider=self.skills_tools_provider
             )
             with production_warnings():
                 opened = self.implementation.open(setup)
@@ -125,20 +125,17 @@ class ScenarioContext:
             system.start()
         return self._system
 
-    def start(self) -> None:
-        """Open and start the system (the pool's start-up), if that has not happened yet."""
-        _ = self.system
-
     def rebuild(self) -> None:
         """Write the skills as now described and have the pool rebuild them."""
         self._check_world()
         self.world.write()
-        self.system.rebuild()
+        self.running_before_rebuild = self.servers.running_pids()
+        self.start().rebuild()
         self._tools = None
 
     def refresh_tools(self) -> list[str]:
         """List, in a real agent run, the tools the model is offered."""
-        self._tools = list(self.system.tool_names())
+        self._tools = list(self.start().tool_names())
         self.runs += 1
         return self._tools
 
@@ -151,7 +148,7 @@ class ScenarioContext:
         parsed = json.loads(arguments)
         assert isinstance(parsed, dict), f"tool arguments must be a JSON object: {arguments}"
         self.runs += 1
-        self.run = self.system.run_tool(tool, parsed)
+        self.run = self.start().run_tool(tool, parsed)
         # What the model was offered in that run is the agent's tool list: no second run needed.
         self._tools = list(self.run.offered)
         return self.run
@@ -163,7 +160,7 @@ class ScenarioContext:
 
     def create_agent(self, path: AgentPath) -> None:
         """Create an agent through ``path`` and keep what it is offered, or the error."""
-        self._agent = (path, self.attempt(lambda: list(self.system.agent_tool_names(path))))
+        self._agent = (path, self.attempt(lambda: list(self.start().agent_tool_names(path))))
 
     def agent_path(self) -> AgentPath:
         """The path of the agent this scenario created."""
@@ -199,20 +196,24 @@ class ScenarioContext:
         )
         return outcome.value
 
-    def expect_error(self, kind: ErrorKind) -> SkillSystemError:
-        """The error of the last call, which must have failed with ``kind``."""
+    def expect_error(self, kind: ErrorKind, *alternatives: ErrorKind) -> SkillSystemError:
+        """The error of the last call, which must have failed with ``kind`` (or an alternative)."""
         self.uses(Ability.ERROR_KINDS, f"it expects a {kind} error")
         outcome = self.last_outcome()
+        kinds = (kind, *alternatives)
+        names = [str(k) for k in kinds]
+        listed = f"{', '.join(names[:-1])} or {names[-1]}" if len(names) > 1 else names[0]
+        wanted = f"a {listed} error"
         if outcome.error is None:
             raise Mismatch(
                 "the call did not fail",
-                expected=f"a {kind} error",
+                expected=wanted,
                 observed=f"it returned {outcome.value!r}",
             )
         expect(
-            outcome.error.kind == kind,
-            f"the call failed with another kind of error than {kind}",
-            expected=f"a {kind} error",
+            outcome.error.kind in kinds,
+            f"the call failed with another kind of error than {listed}",
+            expected=wanted,
             observed=f"{outcome.error}",
         )
         return outcome.error
@@ -236,13 +237,13 @@ class ScenarioContext:
 
     def enter(self) -> None:
         """Enter the skill manager."""
-        self.system.enter()
+        self.start().enter()
         self._entered = True
         self._tools = None
 
     def exit(self) -> None:
         """Exit the skill manager."""
-        self.system.exit()
+        self.start().exit()
         self._entered = False
         self._tools = None
 
@@ -253,6 +254,7 @@ class ScenarioContext:
 
     def close(self) -> list[int]:
         """Close the system; return the pids of test servers it left running (now killed)."""
+        self.world.release()
         try:
             if self._system is not None:
                 try:

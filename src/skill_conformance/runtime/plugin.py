@@ -1,10 +1,11 @@
 """The pytest plugin that runs the generated features against an implementation.
 
-It adds the suite's options, turns the features' ``@key:value`` tags into ``spec`` markers,
-applies the expectations file, reports a scenario that needs abilities the adapter lacks as not
-applicable (with the adapter's reasons), and so a scenario in which an operation raises
-:class:`~skill_conformance.port.Unsupported`, and registers :class:`~.verdicts.reporting.Reporting`,
-which classifies every scenario's verdict and shows it.
+With the options of :mod:`skill_conformance.runtime.options`, it turns the features'
+``@key:value`` tags into ``spec`` markers, applies the expectations file, reports a scenario that
+needs abilities the adapter lacks as not applicable (with the adapter's reasons), and so a
+scenario in which an operation raises :class:`~skill_conformance.port.Unsupported`, and
+registers :class:`~skill_conformance.verdicts.reporting.Reporting`, which classifies every
+scenario's verdict and shows it.
 
 An interrupt (Ctrl-C, or SIGTERM, which the plugin turns into the same interrupt) stops the run:
 the call in flight is cut short, the scenario in flight gets no verdict, every system and server
@@ -24,10 +25,11 @@ import pytest
 
 from skill_conformance import __version__
 from skill_conformance.bundled import spec_digest
-from skill_conformance.options import OptionError, positive_seconds, writable_file
+from skill_conformance.options import OptionError, positive_seconds, whole_mib, writable_file
 from skill_conformance.port import Ability, Implementation, Unsupported
 from skill_conformance.runtime.context import ScenarioContext
 from skill_conformance.runtime.loading import AdapterLoadError, load_implementation
+from skill_conformance.runtime.memory import MemoryCap, cap_memory
 from skill_conformance.runtime.world import World
 from skill_conformance.testing.zygote import Zygote
 from skill_conformance.verdicts.block import TRACEBACK_OPTION
@@ -44,6 +46,8 @@ _EXPECTATIONS = pytest.StashKey[AppliedExpectations]()
 _HEADER = pytest.StashKey[Header]()
 _SIGTERM_HANDLED = pytest.StashKey[bool]()
 _TIMEOUT = pytest.StashKey[float]()
+_MEMORY_LIMIT = pytest.StashKey[int]()
+_MEMORY = pytest.StashKey[MemoryCap]()
 
 
 class Terminated(KeyboardInterrupt):
@@ -59,57 +63,6 @@ def _on_sigterm(signum: int, frame: FrameType | None) -> None:
 _ZYGOTE = pytest.StashKey[Zygote]()
 
 
-def pytest_addoption(parser: pytest.Parser) -> None:
-    """Add the suite's options."""
-    group = parser.getgroup("skill-conformance")
-    group.addoption(
-        "--impl",
-        default=os.environ.get("SKILL_CONFORMANCE_IMPL", "reference"),
-        help="implementation under test: reference (default), agentpool, wolfharness, "
-        "or package.module:Class",
-    )
-    group.addoption(
-        "--scenario-timeout",
-        default="30",
-        help="seconds each call into the implementation may take (default 30)",
-    )
-    group.addoption(
-        "--expectations",
-        metavar="FILE",
-        type=Path,
-        default=None,
-        help="expectations file of known failures, applied as strict xfail "
-        "(default: expectations/<implementation>/<version>.toml where one exists)",
-    )
-    group.addoption(
-        "--no-expectations",
-        action="store_true",
-        default=False,
-        help="apply no expectations file: raw verdicts",
-    )
-    group.addoption(
-        "--no-zygote",
-        action="store_true",
-        default=False,
-        help="start each test MCP server from scratch, importing the mcp SDK, instead of "
-        "forking it from a warm parent (slower; the servers are real processes either way)",
-    )
-    group.addoption(
-        "--conformance-results",
-        metavar="FILE",
-        type=Path,
-        default=None,
-        help="write the run's header and one verdict per scenario to FILE (JSON)",
-    )
-    group.addoption(
-        TRACEBACK_OPTION,
-        action="store_true",
-        default=False,
-        help="under each failing scenario's short block, print pytest's full traceback "
-        "and the captured output",
-    )
-
-
 def pytest_configure(config: pytest.Config) -> None:
     """Register the suite's marker and the hooks that classify and show the verdicts."""
     config.addinivalue_line("markers", "spec(key, value): a tag of the generated features")
@@ -118,6 +71,8 @@ def pytest_configure(config: pytest.Config) -> None:
         config, _COLLECTED, lambda: header_of(config), lambda: _expectation_notes(config)
     )
     config.pluginmanager.register(reporting, "skill-conformance-reporting")
+    if _aims_at_steps(config):
+        config.stash[_MEMORY] = cap_memory(config.stash[_MEMORY_LIMIT])
     main = threading.current_thread() is threading.main_thread()
     if main and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:  # leave others' handlers
         config.stash[_SIGTERM_HANDLED] = True
@@ -129,6 +84,9 @@ def _check_options(config: pytest.Config) -> None:
     try:
         config.stash[_TIMEOUT] = positive_seconds(
             "--scenario-timeout", config.getoption("--scenario-timeout")
+        )
+        config.stash[_MEMORY_LIMIT] = whole_mib(
+            "--memory-limit", config.getoption("--memory-limit")
         )
         results: Path | None = config.getoption("--conformance-results")
         if results is not None and not hasattr(config, "workerinput"):
@@ -142,6 +100,9 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     zygote = config.stash.get(_ZYGOTE, None)
     if zygote is not None:
         zygote.stop()
+    memory = config.stash.get(_MEMORY, None)
+    if memory is not None:
+        memory.release()
     if config.stash.get(_SIGTERM_HANDLED, False):
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
 

@@ -13,6 +13,7 @@ import importlib
 import json
 import os
 import signal
+import threading
 import time
 from collections.abc import Callable, Sequence
 from types import FrameType
@@ -101,8 +102,26 @@ class _RequireHeader:
         await self.app(scope, receive, send)
 
 
+def _stop_when_orphaned(interval: float = 0.2) -> None:
+    """SIGTERM this process as soon as its parent is gone (checked on a daemon thread).
+
+    An HTTP server has no stdin to lose, so without this it would outlive a run killed with
+    SIGKILL.
+    """
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(interval)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    threading.Thread(target=watch, name="orphan-watch", daemon=True).start()
+
+
 def _serve_http(server: FastMCP, port: int, header: str | None) -> None:
     import uvicorn
+
+    _stop_when_orphaned()
 
     app: ASGIApp = server.streamable_http_app()
     if header is not None:

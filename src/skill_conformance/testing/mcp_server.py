@@ -16,7 +16,9 @@ Each ``--binary-skill NAME`` is such a resource served as bytes (a blob): the sa
 then one byte that is not UTF-8 (``0xff``).
 
 ``--http PORT`` serves streamable HTTP on ``http://127.0.0.1:PORT/mcp`` instead of stdio; with
-``--require-header NAME=VALUE`` every request lacking that header is refused with status 401.
+``--require-header NAME=VALUE`` every request lacking that header is refused with status 401. An
+HTTP server has no stdin to lose, so it stops by itself when its parent process is gone (even
+killed with SIGKILL), instead of outliving the run that started it.
 
 ``--mode`` makes it misbehave on purpose: ``crash`` exits before serving, ``hang`` never answers.
 

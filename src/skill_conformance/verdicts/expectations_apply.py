@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 
 import pytest
 
+from skill_conformance.bundled import expectations_dir
 from skill_conformance.port import Implementation
 from skill_conformance.verdicts.expectations import (
     Expectations,
@@ -40,11 +40,8 @@ class AppliedExpectations:
 
 
 def expectations_root() -> Path:
-    """The directory holding ``expectations/``: the checkout, or the copy bundled in the wheel."""
-    checkout = Path(__file__).resolve().parents[3]
-    if (checkout / "expectations").is_dir() and (checkout / "openspec").is_dir():
-        return checkout
-    return Path(str(resources.files("skill_conformance") / "_bundled"))
+    """The directory holding ``expectations/``: the checkout's, or the wheel's bundled copy."""
+    return expectations_dir().parent
 
 
 def apply_expectations(

@@ -187,8 +187,10 @@ class Reporting:
                 head = report.head_line or report.nodeid
                 terminalreporter.write_sep("_", head, red=True, bold=True)
                 terminalreporter.write_line(str(report.longrepr))
-        yield
-        self._print_summary(terminalreporter, exitstatus == pytest.ExitCode.INTERRUPTED)
+        try:
+            yield
+        finally:  # also when a wrapper inside raises (warnings turned errors at session end)
+            self._print_summary(terminalreporter, exitstatus == pytest.ExitCode.INTERRUPTED)
 
     def _print_summary(self, terminal: pytest.TerminalReporter, interrupted: bool) -> None:
         if not (self.ledger.verdicts or (interrupted and self.collected)):

@@ -5,12 +5,13 @@ from __future__ import annotations
 import asyncio
 import importlib
 import logging
-import sys
 import warnings
 from collections.abc import Awaitable, Mapping, Sequence
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, TypeVar
+
+from typing_extensions import override
 
 from skill_conformance.adapters.agentpool.flavour import builtin_skill_tools_in_manager
 from skill_conformance.adapters.agentpool.pool import (
@@ -26,9 +27,11 @@ from skill_conformance.adapters.agentpool.translate import (
     scope_keywords,
     skill_file_uri,
 )
+from skill_conformance.adapters.import_path import ImportPath
 from skill_conformance.adapters.scripted_model import Script
 from skill_conformance.port import (
     AgentPath,
+    AsyncSkillSystem,
     ResolvedSkill,
     RunRecord,
     Scope,
@@ -45,7 +48,7 @@ _PROMPT = "Use the skills."
 _T = TypeVar("_T")
 
 
-class AgentpoolSystem:
+class AgentpoolSystem(AsyncSkillSystem):
     """The real codebase opened on one :class:`Setup` (see :class:`AsyncSkillSystem`)."""
 
     def __init__(self, setup: Setup, flavour: str) -> None:
@@ -58,6 +61,7 @@ class AgentpoolSystem:
         self._paths = 0
         self._modules_dir: Path | None = None
         self._child_modules: list[str] = []
+        self._import_path = ImportPath(())
 
     # -- plumbing ------------------------------------------------------------------------------
 
@@ -99,26 +103,27 @@ class AgentpoolSystem:
         base = self._setup.workdir or self._setup.skills_dir.parent
         self._modules_dir = base / "agentpool-children"
         self._modules_dir.mkdir(parents=True, exist_ok=True)
-        sys.path.insert(0, str(self._modules_dir))
         paths: list[str] = []
         for index, child in enumerate(children):
             module = f"skill_conformance_child_{id(self)}_{index}"
             (self._modules_dir / f"{module}.py").write_text(child_module_source(child))
             self._child_modules.append(module)
             paths += [f"{module}:{tool}" for tool in child.tools]
-        importlib.invalidate_caches()
         return paths
 
-    async def start(self) -> None:  # noqa: D102
+    @override
+    async def start(self) -> None:
         for logger in self._loggers:
             logger.addHandler(self._capture)
         await self._guard(self._start())
 
     async def _start(self) -> None:
         package = self._module("")
-        validated = package.AgentsManifest.model_validate(
-            manifest(self._setup, self._write_child_modules())
-        )
+        tool_paths = self._write_child_modules()
+        modules = [self._modules_dir] if self._modules_dir is not None else []
+        self._import_path = ImportPath([*self._setup.python_path, *modules])
+        self._import_path.add()
+        validated = package.AgentsManifest.model_validate(manifest(self._setup, tool_paths))
         pool = package.AgentPool(validated)
         if not self._setup.skills_tools_provider and hasattr(pool, "skills_tools_provider"):
             pool.skills_tools_provider = None
@@ -150,11 +155,13 @@ class AgentpoolSystem:
         await agent.run(_PROMPT, model=script.model(), **keywords)
         return RunRecord(offered=script.offered or (), result=script.result)
 
-    async def tool_names(self) -> Sequence[str]:  # noqa: D102
+    @override
+    async def tool_names(self) -> Sequence[str]:
         record = await self._guard(self._run(self._manager_agent(), Script()))
         return record.offered
 
-    async def run_tool(self, name: str, arguments: Mapping[str, object]) -> RunRecord:  # noqa: D102
+    @override
+    async def run_tool(self, name: str, arguments: Mapping[str, object]) -> RunRecord:
         return await self._guard(self._run(self._manager_agent(), Script((name, arguments))))
 
     # -- load_skill / list_skills ----------------------------------------------------------------
@@ -176,21 +183,25 @@ class AgentpoolSystem:
         function = getattr(self._module("_toolsets.builtin.skills"), tool)
         return await function(self._agent_context(), **arguments)
 
-    async def load_skill(self, skill: str, arguments: str | None = None) -> str:  # noqa: D102
+    @override
+    async def load_skill(self, skill: str, arguments: str | None = None) -> str:
         call: dict[str, object] = {"skill_name": skill}
         if arguments is not None:
             call["arguments"] = arguments
         return str(await self._guard(self._skill_tool("load_skill", call)))
 
-    async def list_skills(self) -> Sequence[SkillListing]:  # noqa: D102
+    @override
+    async def list_skills(self) -> Sequence[SkillListing]:
         return parse_listing(str(await self._guard(self._skill_tool("list_skills", {}))))
 
-    async def read_skill_file(self, skill: str, path: str) -> str:  # noqa: D102
+    @override
+    async def read_skill_file(self, skill: str, path: str) -> str:
         return await self.load_skill(skill_file_uri(skill, path))
 
     # -- registry, rebuild, lifecycle ------------------------------------------------------------
 
-    async def resolve_uri(self, uri: str) -> ResolvedSkill:  # noqa: D102
+    @override
+    async def resolve_uri(self, uri: str) -> ResolvedSkill:
         return await self._guard(self._resolve_uri(uri))
 
     async def _resolve_uri(self, uri: str) -> ResolvedSkill:
@@ -200,7 +211,8 @@ class AgentpoolSystem:
         skill = await resolver.resolve(uri)
         return ResolvedSkill(name=str(skill.name), instructions=str(skill.instructions or ""))
 
-    async def registry_skill_names(self, scope: Scope) -> Sequence[str]:  # noqa: D102
+    @override
+    async def registry_skill_names(self, scope: Scope) -> Sequence[str]:
         return await self._guard(self._registry_skill_names(scope))
 
     async def _registry_skill_names(self, scope: Scope) -> list[str]:
@@ -214,19 +226,22 @@ class AgentpoolSystem:
             names.extend(str(entry.name) for entry in await resource.list_skills())
         return names
 
-    async def rebuild(self) -> None:  # noqa: D102
+    @override
+    async def rebuild(self) -> None:
         await self._guard(self._rebuild())
 
     async def _rebuild(self) -> None:
         await self.pool.skills.refresh()
         await self.pool._rebuild_skill_capabilities()
 
-    async def enter(self) -> None:  # noqa: D102
+    @override
+    async def enter(self) -> None:
         manager = self._manager()
         await self._guard(manager.__aenter__())
         self._entered = manager
 
-    async def exit(self) -> None:  # noqa: D102
+    @override
+    async def exit(self) -> None:
         manager, self._entered = self._entered, None
         if manager is not None:
             await self._guard(manager.__aexit__(None, None, None))
@@ -272,19 +287,23 @@ class AgentpoolSystem:
                 await owned.__aexit__(None, None, None)
         return RunRecord(offered=script.offered or (), result=script.result)
 
-    async def agent_tool_names(self, path: AgentPath) -> Sequence[str]:  # noqa: D102
+    @override
+    async def agent_tool_names(self, path: AgentPath) -> Sequence[str]:
         return (await self._guard(self._path_run(path, Script()))).offered
 
-    async def agent_load_skill(self, path: AgentPath, skill: str) -> str:  # noqa: D102
+    @override
+    async def agent_load_skill(self, path: AgentPath, skill: str) -> str:
         script = Script(("load_skill", {"skill_name": skill}))
         return str((await self._guard(self._path_run(path, script))).result)
 
     # -- problems, close ---------------------------------------------------------------------------
 
-    def problems(self) -> Sequence[str]:  # noqa: D102
+    @override
+    def problems(self) -> Sequence[str]:
         return list(self._capture.lines)
 
-    async def close(self) -> None:  # noqa: D102
+    @override
+    async def close(self) -> None:
         try:
             await self.exit()
         finally:
@@ -294,7 +313,4 @@ class AgentpoolSystem:
             finally:
                 for logger in self._loggers:
                     logger.removeHandler(self._capture)
-                if self._modules_dir is not None and str(self._modules_dir) in sys.path:
-                    sys.path.remove(str(self._modules_dir))
-                for module in self._child_modules:
-                    sys.modules.pop(module, None)
+                self._import_path.remove()

@@ -5,7 +5,6 @@ from __future__ import annotations
 import atexit
 import os
 import shlex
-import sys
 import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -55,7 +54,6 @@ class JsonlinesImplementation:
         self._channel: Channel | None = None
         self._starting: Channel | None = None
         self._lock = threading.Lock()
-        self._base_path = list(sys.path)
         hello = self._handshake()
         try:
             self.name = str(hello.get("name", "jsonlines"))
@@ -105,10 +103,6 @@ class JsonlinesImplementation:
         channel, self._channel = self._channel, None
         if channel is not None:
             channel.stop()
-
-    def python_path(self) -> list[str]:
-        """Import path entries added since loading: where a scenario's tool modules live."""
-        return [entry for entry in sys.path if entry not in self._base_path]
 
     def open(self, setup: Setup) -> AsyncSkillSystem:
         """A system for one scenario; the process is asked to ``open`` it on ``start``."""

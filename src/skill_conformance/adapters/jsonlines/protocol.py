@@ -52,7 +52,7 @@ def value_of(op: str, response: Mapping[str, Any]) -> Any:
     return response["ok"]
 
 
-def setup_json(setup: Setup, python_path: list[str]) -> dict[str, object]:
+def setup_json(setup: Setup) -> dict[str, object]:
     """The ``open`` request's ``setup``."""
     children: list[dict[str, object]] = []
     for child in setup.children:
@@ -67,7 +67,7 @@ def setup_json(setup: Setup, python_path: list[str]) -> dict[str, object]:
         "children": children,
         "skills_tools_provider": setup.skills_tools_provider,
         "workdir": None if setup.workdir is None else str(setup.workdir),
-        "python_path": python_path,
+        "python_path": [str(directory) for directory in setup.python_path],
     }
 
 

@@ -6,6 +6,8 @@ import asyncio
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from typing_extensions import override
+
 from skill_conformance.adapters.jsonlines.channel import Channel
 from skill_conformance.adapters.jsonlines.protocol import (
     ProtocolError,
@@ -15,7 +17,15 @@ from skill_conformance.adapters.jsonlines.protocol import (
     strings_of,
     value_of,
 )
-from skill_conformance.port import AgentPath, ResolvedSkill, RunRecord, Scope, Setup, SkillListing
+from skill_conformance.port import (
+    AgentPath,
+    AsyncSkillSystem,
+    ResolvedSkill,
+    RunRecord,
+    Scope,
+    Setup,
+    SkillListing,
+)
 
 if TYPE_CHECKING:
     from skill_conformance.adapters.jsonlines.implementation import JsonlinesImplementation
@@ -27,7 +37,7 @@ _REQUEST_LIMIT = 3600.0
 cancellation kills the process, which ends the request's thread at once."""
 
 
-class JsonlinesSystem:
+class JsonlinesSystem(AsyncSkillSystem):
     """One scenario's system, living in the implementation process."""
 
     def __init__(self, implementation: JsonlinesImplementation, setup: Setup) -> None:
@@ -55,29 +65,36 @@ class JsonlinesSystem:
     async def _refresh_problems(self) -> None:
         self._problems = strings_of("problems", await self._call("problems"))
 
-    async def start(self) -> None:  # noqa: D102
+    @override
+    async def start(self) -> None:
         try:
             self._channel = await asyncio.to_thread(self._implementation.channel)
         except asyncio.CancelledError:
             self._lose()  # a handshake that overran the scenario timeout
             raise
-        python_path = self._implementation.python_path()
-        await self._call("open", setup=setup_json(self._setup, python_path))
+        await self._call("open", setup=setup_json(self._setup))
         await self._call("start")
         await self._refresh_problems()
 
-    async def tool_names(self) -> Sequence[str]:  # noqa: D102
-        return strings_of("tool_names", await self._call("tool_names"))
+    @override
+    async def tool_names(self) -> Sequence[str]:
+        names = strings_of("tool_names", await self._call("tool_names"))
+        await self._refresh_problems()  # a run may find an MCP server unusable
+        return names
 
-    async def run_tool(self, name: str, arguments: Mapping[str, object]) -> RunRecord:  # noqa: D102
+    @override
+    async def run_tool(self, name: str, arguments: Mapping[str, object]) -> RunRecord:
         record = object_of("run_tool", await self._call("run_tool", name=name, arguments=arguments))
         offered = tuple(strings_of("run_tool", record.get("offered")))
+        await self._refresh_problems()
         return RunRecord(offered=offered, result=record.get("result"))
 
-    async def load_skill(self, skill: str, arguments: str | None = None) -> str:  # noqa: D102
+    @override
+    async def load_skill(self, skill: str, arguments: str | None = None) -> str:
         return str(await self._call("load_skill", skill=skill, arguments=arguments))
 
-    async def list_skills(self) -> Sequence[SkillListing]:  # noqa: D102
+    @override
+    async def list_skills(self) -> Sequence[SkillListing]:
         entries = await self._call("list_skills")
         if not isinstance(entries, list):
             raise ProtocolError(f"list_skills: expected a list, got {shown(entries)}")
@@ -95,37 +112,48 @@ class JsonlinesSystem:
             )
         return listings
 
-    async def read_skill_file(self, skill: str, path: str) -> str:  # noqa: D102
+    @override
+    async def read_skill_file(self, skill: str, path: str) -> str:
         return str(await self._call("read_skill_file", skill=skill, path=path))
 
-    async def resolve_uri(self, uri: str) -> ResolvedSkill:  # noqa: D102
+    @override
+    async def resolve_uri(self, uri: str) -> ResolvedSkill:
         resolved = object_of("resolve_uri", await self._call("resolve_uri", uri=uri))
         return ResolvedSkill(name=str(resolved["name"]), instructions=str(resolved["instructions"]))
 
-    async def registry_skill_names(self, scope: Scope) -> Sequence[str]:  # noqa: D102
+    @override
+    async def registry_skill_names(self, scope: Scope) -> Sequence[str]:
         names = await self._call("registry_skill_names", scope=scope.value)
         return strings_of("registry_skill_names", names)
 
-    async def rebuild(self) -> None:  # noqa: D102
+    @override
+    async def rebuild(self) -> None:
         await self._call("rebuild")
         await self._refresh_problems()
 
-    async def enter(self) -> None:  # noqa: D102
+    @override
+    async def enter(self) -> None:
         await self._call("enter")
+        await self._refresh_problems()  # entering may find an MCP server unusable
 
-    async def exit(self) -> None:  # noqa: D102
+    @override
+    async def exit(self) -> None:
         await self._call("exit")
 
-    async def agent_tool_names(self, path: AgentPath) -> Sequence[str]:  # noqa: D102
+    @override
+    async def agent_tool_names(self, path: AgentPath) -> Sequence[str]:
         return strings_of("agent_tool_names", await self._call("agent_tool_names", path=path.value))
 
-    async def agent_load_skill(self, path: AgentPath, skill: str) -> str:  # noqa: D102
+    @override
+    async def agent_load_skill(self, path: AgentPath, skill: str) -> str:
         return str(await self._call("agent_load_skill", path=path.value, skill=skill))
 
-    def problems(self) -> Sequence[str]:  # noqa: D102
+    @override
+    def problems(self) -> Sequence[str]:
         return list(self._problems)
 
-    async def close(self) -> None:  # noqa: D102
+    @override
+    async def close(self) -> None:
         if self._channel is None:
             return
         try:

@@ -1,0 +1,90 @@
+"""A tool module cannot take the host down while it imports: whatever it raises, however long."""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from skill_conformance.reference.errors import ToolImportError
+from skill_conformance.reference.importer import import_tool
+
+
+@pytest.fixture
+def module_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    monkeypatch.syspath_prepend(str(tmp_path))
+    release = tmp_path / "release"
+    yield tmp_path
+    release.write_text("released")  # ends any import left hanging
+
+
+def _module(directory: Path, body: str) -> str:
+    name = f"sc_iso_{uuid.uuid4().hex[:8]}"
+    (directory / f"{name}.py").write_text(body + "\ndef tool():\n    return 'ok'\n")
+    return name
+
+
+@pytest.mark.parametrize(
+    ("raised", "shown"),
+    [
+        ("SystemExit(3)", "SystemExit: 3"),
+        ("KeyboardInterrupt()", "KeyboardInterrupt"),
+        ("GeneratorExit()", "GeneratorExit"),
+        ("RecursionError('deep')", "RecursionError: deep"),
+    ],
+)
+def test_whatever_a_module_raises_at_import_is_a_tool_import_error(
+    module_dir: Path, raised: str, shown: str
+) -> None:
+    name = _module(module_dir, f"raise {raised}")
+    with pytest.raises(ToolImportError, match=f"cannot import '{name}'.*{shown}"):
+        import_tool(f"{name}:tool")
+    assert threading.active_count() < 50
+
+
+def test_a_module_that_hangs_is_abandoned_after_the_timeout_and_not_waited_for_again(
+    module_dir: Path,
+) -> None:
+    release = module_dir / "release"
+    name = _module(
+        module_dir,
+        f"import os, time\nwhile not os.path.exists({str(release)!r}):\n    time.sleep(0.02)\n",
+    )
+    started = time.monotonic()
+    with pytest.raises(ToolImportError, match=f"'{name}'.*did not finish within 0.5 s"):
+        import_tool(f"{name}:tool", timeout=0.5)
+    assert time.monotonic() - started < 3
+    started = time.monotonic()
+    with pytest.raises(ToolImportError, match="still hangs"):
+        import_tool(f"{name}:other", timeout=5)
+    assert time.monotonic() - started < 1
+    release.write_text("released")
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        try:
+            assert import_tool(f"{name}:tool", timeout=5)() == "ok"
+            break
+        except ToolImportError:
+            time.sleep(0.05)
+    else:
+        pytest.fail("the module never imported once released")
+
+
+def test_a_real_interrupt_while_waiting_is_not_swallowed(module_dir: Path) -> None:
+    """Ctrl-C reaches the thread waiting for the import, and stops it as usual."""
+    import _thread
+
+    name = _module(
+        module_dir,
+        f"import os, time\nwhile not os.path.exists({str(module_dir / 'release')!r}):\n"
+        "    time.sleep(0.02)\n",
+    )
+    timer = threading.Timer(0.3, _thread.interrupt_main)
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        import_tool(f"{name}:tool", timeout=10)
+    timer.join()

@@ -1,0 +1,128 @@
+"""A skill MCP server that cannot be used costs only its own tools, once, and leaves no process."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from reference_helpers import agent_run
+
+from skill_conformance.reference.loader import load_skills
+from skill_conformance.reference.manager import SkillManagerCap
+from skill_conformance.reference.pool import SkillPool
+from skill_conformance.runtime.world import pid_alive
+
+pytestmark = pytest.mark.anyio
+
+
+def _starts(log: Path) -> list[str]:
+    lines = log.read_text().splitlines() if log.exists() else []
+    return [r["label"] for r in map(json.loads, lines) if r["event"] == "start"]
+
+
+def _pids(log: Path) -> set[int]:
+    lines = log.read_text().splitlines() if log.exists() else []
+    return {int(r["pid"]) for r in map(json.loads, lines)}
+
+
+def _crashing(server_entry: Any, label: str) -> dict[str, Any]:
+    entry = server_entry(label)
+    return {**entry, "args": [*entry["args"], "--mode", "crash"]}
+
+
+async def test_a_dead_server_fails_no_run_and_is_reported_once(
+    skills_dir: Path, make_skill: Any, server_entry: Any, mcp_log: Path
+) -> None:
+    make_skill("alpha", mcp_servers={"first": server_entry("first")})
+    make_skill("broken", mcp_servers={"dead": _crashing(server_entry, "dead")})
+    make_skill("gone", mcp_servers={"nowhere": {"command": str(skills_dir / "no-such-server")}})
+    make_skill("healthy", tools=[{"import_path": "json:loads"}])
+    manager = SkillManagerCap(load_skills(skills_dir).skills.values())
+    with anyio.fail_after(30):
+        async with manager:
+            assert _starts(mcp_log) == ["first", "dead"]
+            for _ in range(2):
+                run = await agent_run([manager], ("alpha__mcp__echo", {"text": "hi"}))
+                assert run.result == "first:echo:hi"
+                assert run.offered[0] == ["alpha__mcp__echo", "healthy__tool__loads"]
+    assert _starts(mcp_log) == ["first", "dead"], "a failed server was tried again"
+    assert len(manager.problems) == 2, manager.problems
+    dead, gone = manager.problems
+    assert "'broken'" in dead
+    assert "'dead'" in dead
+    assert "its tools are not offered" in dead
+    assert "'gone'" in gone
+    assert "'nowhere'" in gone
+    assert not any(pid_alive(pid) for pid in _pids(mcp_log))
+
+
+async def test_a_silent_server_is_given_up_within_the_startup_timeout(
+    skills_dir: Path, make_skill: Any, server_entry: Any, mcp_log: Path, monkeypatch: Any
+) -> None:
+    import skill_conformance.reference.mcp_client as mcp_client
+
+    monkeypatch.setattr(mcp_client, "STARTUP_TIMEOUT", 1.0)
+    entry = server_entry("mute")
+    make_skill(
+        "silent", mcp_servers={"mute": {**entry, "args": [*entry["args"], "--mode", "hang"]}}
+    )
+    make_skill("healthy", tools=[{"import_path": "json:loads"}])
+    manager = SkillManagerCap(load_skills(skills_dir).skills.values())
+    with anyio.fail_after(20):
+        run = await agent_run([manager], ("healthy__tool__loads", {"s": "[1]"}))
+    assert run.result == [1]
+    assert run.offered[0] == ["healthy__tool__loads"]
+    assert any("'mute'" in problem for problem in manager.problems), manager.problems
+    with anyio.fail_after(10):
+        while any(pid_alive(pid) for pid in _pids(mcp_log)):
+            await anyio.sleep(0.05)
+
+
+async def test_the_pool_reports_problems_found_after_it_was_built(
+    skills_dir: Path, make_skill: Any, server_entry: Any
+) -> None:
+    make_skill("broken", mcp_servers={"dead": _crashing(server_entry, "dead")})
+    pool = SkillPool(skills_dir)
+    await pool.start()
+    assert pool.problems == []
+    with anyio.fail_after(20):
+        async with pool.manager:
+            pass
+    assert [p for p in pool.problems if "'dead'" in p], pool.problems
+    await pool.rebuild()
+    assert pool.problems == [], "a rebuild starts the problems of its manager afresh"
+    await pool.close()
+
+
+async def test_an_import_that_hangs_does_not_stall_the_event_loop(
+    skills_dir: Path, make_skill: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    release = tmp_path / "release"
+    (tmp_path / "sc_iso_stall.py").write_text(
+        f"import os, time\nwhile not os.path.exists({str(release)!r}):\n    time.sleep(0.02)\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    make_skill("sleeper", tools=[{"import_path": "sc_iso_stall:tool"}])
+    pool = SkillPool(skills_dir, import_timeout=1.0)
+    ticks = 0
+
+    async def tick() -> None:
+        nonlocal ticks
+        while True:
+            await anyio.sleep(0.05)
+            ticks += 1
+
+    try:
+        async with anyio.create_task_group() as group:
+            group.start_soon(tick)
+            with anyio.fail_after(10):
+                await pool.start()
+            group.cancel_scope.cancel()
+    finally:
+        release.write_text("released")
+    assert ticks >= 10, f"the event loop ran {ticks} times while the import hung for 1 s"
+    assert any("did not finish within 1 s" in p for p in pool.problems), pool.problems
+    await pool.close()
