@@ -102,6 +102,28 @@ def _counts_line(summary: Mapping[str, object]) -> str:
     return line
 
 
+EXIT_GRACE = 30.0
+"""Seconds a run may take to exit once its results are written. A thread of the implementation
+still blocked (on a named pipe it opened, say) keeps the interpreter from exiting: the run is
+then killed, and its status is the one its results file records."""
+
+
+def _wait(process: subprocess.Popen[bytes], results: Path) -> int:
+    """The run's exit status; its recorded one if it hangs after writing its results."""
+    written_at: float | None = None
+    while (status := process.poll()) is None:
+        if written_at is None and results.exists():
+            written_at = time.monotonic()
+        if written_at is not None and time.monotonic() - written_at > EXIT_GRACE:
+            process.kill()
+            process.wait()
+            recorded = json.loads(results.read_text(encoding="utf-8")).get("exit_status")
+            print(f"      killed {EXIT_GRACE:.0f} s after writing its results", flush=True)
+            return recorded if isinstance(recorded, int) else 1
+        time.sleep(0.2)
+    return status
+
+
 def _one(run: Run, index: int, total: int, out: Path) -> Outcome:
     """Run the suite once, in ``run.python``, into ``out``."""
     print(
@@ -115,7 +137,7 @@ def _one(run: Run, index: int, total: int, out: Path) -> Outcome:
     command += ["-q", "--conformance-results", str(scratch)]
     started = time.monotonic()
     with log.open("wb") as sink:
-        status = subprocess.call(
+        process = subprocess.Popen(
             command,
             cwd=_ROOT,
             env=env,
@@ -123,6 +145,7 @@ def _one(run: Run, index: int, total: int, out: Path) -> Outcome:
             stderr=subprocess.STDOUT,
             preexec_fn=_limit_memory,
         )
+        status = _wait(process, scratch)
     seconds = time.monotonic() - started
     if not scratch.exists():
         print(f"      {run.impl}: no results (exit {status}); its output: {log}", flush=True)

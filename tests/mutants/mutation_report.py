@@ -129,13 +129,16 @@ def main() -> int:
     zygote = Zygote()
     env = {**os.environ, ZYGOTE_VARIABLE: zygote.address}
     try:
+        # Both copies now: the second run must mutate the very code the first one did.
+        steps_copy = _workspace("steps", ["steps"])
+        unit_copy = _workspace("reference", ["tests/reference"])
         print("mutmut, scenarios alone (pytest steps):", flush=True)
-        scenarios = _mutmut(_workspace("steps", ["steps"]), [], options.max_children, env, "steps")
+        scenarios = _mutmut(steps_copy, [], options.max_children, env, "steps")
         escaped = sorted(scenarios.not_killed())
         print(f"mutmut, the {len(escaped)} not killed, given to tests/reference alone:", flush=True)
         unit = (
             _mutmut(
-                _workspace("reference", ["tests/reference"]),
+                unit_copy,
                 escaped,
                 options.max_children,
                 env,

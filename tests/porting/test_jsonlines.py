@@ -170,7 +170,6 @@ def test_a_tool_module_calling_os_exit_costs_one_scenario_behind_the_protocol(
     """``os._exit`` at import kills any process it runs in; through JSON lines it is one crash."""
     from skill_conformance.runtime.world import World
 
-    # Loaded first: the world's module directory is then a path entry the process is given.
     implementation = JsonlinesImplementation(shlex.split(jsonl_command("server.py")))
     world = World(tmp_path / "world")
     try:
@@ -180,12 +179,12 @@ def test_a_tool_module_calling_os_exit_costs_one_scenario_behind_the_protocol(
         world.add_python_tool("healthy", "json:loads")
         world.write()
         try:
-            system = blocking(implementation.open(Setup(skills_dir=world.skills_dir)), timeout=30)
+            system = blocking(implementation.open(world.setup()), timeout=30)
             with pytest.raises(ImplementationCrash, match=r"exited \(code 7\) without answering"):
                 system.start()
             system.close()
             world.remove_skill("doomed")
-            system = blocking(implementation.open(Setup(skills_dir=world.skills_dir)), timeout=30)
+            system = blocking(implementation.open(world.setup()), timeout=30)
             system.start()  # the next scenario gets a fresh process
             assert list(system.tool_names()) == ["healthy__tool__loads"]
             system.close()

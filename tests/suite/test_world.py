@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from skill_conformance.adapters.import_path import ImportPath
 from skill_conformance.runtime.world import ServerLog, World, pid_alive
 
 
@@ -43,10 +44,18 @@ def test_skill_md_carries_what_the_steps_said(tmp_path: Path) -> None:
     assert isinstance(servers, dict)
     assert "--label" in servers["server1"]["args"]
     module, _, function = path.rpartition(":")
-    assert getattr(importlib.import_module(module), function)() == "restricted:read"
-    world.teardown()
+    setup = world.setup()
+    assert setup.python_path == (world.modules_dir,)
+    assert str(world.modules_dir) not in sys.path  # the Setup carries it, no global path
+    import_path = ImportPath(setup.python_path)
+    import_path.add()
+    try:
+        assert getattr(importlib.import_module(module), function)() == "restricted:read"
+    finally:
+        import_path.remove()
     assert module not in sys.modules
     assert str(world.modules_dir) not in sys.path
+    world.teardown()
 
 
 def test_an_empty_allowed_list_is_written_as_empty(tmp_path: Path) -> None:
