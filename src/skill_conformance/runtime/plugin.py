@@ -48,6 +48,7 @@ _SIGTERM_HANDLED = pytest.StashKey[bool]()
 _TIMEOUT = pytest.StashKey[float]()
 _MEMORY_LIMIT = pytest.StashKey[int]()
 _MEMORY = pytest.StashKey[MemoryCap]()
+_ZYGOTE = pytest.StashKey[Zygote]()
 
 
 class Terminated(KeyboardInterrupt):
@@ -58,9 +59,6 @@ def _on_sigterm(signum: int, frame: FrameType | None) -> None:
     # Once: a second SIGTERM during the clean-up must not cut the clean-up short.
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     raise Terminated(f"terminated by signal {signum}")
-
-
-_ZYGOTE = pytest.StashKey[Zygote]()
 
 
 def pytest_configure(config: pytest.Config) -> None:
