@@ -20,6 +20,7 @@ from agno.models.base import Model
 from agno.models.response import ModelResponse
 from agno.skills import LocalSkills, Skills
 from agno.tools.function import Function
+from typing_extensions import override
 
 from skill_conformance.adapters.thirdparty.agno_paths import (
     agno_file_call,
@@ -144,7 +145,7 @@ def _returning(text: str) -> Callable[[], str]:
     return tool
 
 
-class AgnoSystem:
+class AgnoSystem(AsyncSkillSystem):
     """agno ``Skills`` over one scenario's skills directory (see :class:`AsyncSkillSystem`)."""
 
     def __init__(self, setup: Setup) -> None:
@@ -182,10 +183,12 @@ class AgnoSystem:
             await agent.arun(_PROMPT)
         return script
 
-    async def tool_names(self) -> Sequence[str]:  # noqa: D102
+    @override
+    async def tool_names(self) -> Sequence[str]:
         return (await self._run(ToolScript())).offered or ()
 
-    async def run_tool(self, name: str, arguments: Mapping[str, object]) -> RunRecord:  # noqa: D102
+    @override
+    async def run_tool(self, name: str, arguments: Mapping[str, object]) -> RunRecord:
         script = await self._run(ToolScript((name, arguments)))
         return RunRecord(offered=script.offered or (), result=script.result)
 
@@ -225,26 +228,33 @@ class AgnoSystem:
                 self._log.failed("Skills.reload()", error)
                 self._skills = None
 
-    def problems(self) -> Sequence[str]:  # noqa: D102
+    @override
+    def problems(self) -> Sequence[str]:
         return self._log.lines()
 
     async def close(self) -> None:
         """Nothing to release: agno's skills start no process."""
 
-    async def resolve_uri(self, uri: str) -> ResolvedSkill:  # noqa: D102
+    @override
+    async def resolve_uri(self, uri: str) -> ResolvedSkill:
         raise Unsupported(UNSUPPORTED[Ability.REGISTRY])
 
-    async def registry_skill_names(self, scope: Scope) -> Sequence[str]:  # noqa: D102
+    @override
+    async def registry_skill_names(self, scope: Scope) -> Sequence[str]:
         raise Unsupported(UNSUPPORTED[Ability.REGISTRY])
 
-    async def enter(self) -> None:  # noqa: D102
+    @override
+    async def enter(self) -> None:
         raise Unsupported(UNSUPPORTED[Ability.LIFECYCLE])
 
-    async def exit(self) -> None:  # noqa: D102
+    @override
+    async def exit(self) -> None:
         raise Unsupported(UNSUPPORTED[Ability.LIFECYCLE])
 
-    async def agent_tool_names(self, path: AgentPath) -> Sequence[str]:  # noqa: D102
+    @override
+    async def agent_tool_names(self, path: AgentPath) -> Sequence[str]:
         raise Unsupported(UNSUPPORTED[Ability.STANDALONE_AGENT])
 
-    async def agent_load_skill(self, path: AgentPath, skill: str) -> str:  # noqa: D102
+    @override
+    async def agent_load_skill(self, path: AgentPath, skill: str) -> str:
         raise Unsupported(UNSUPPORTED[Ability.STANDALONE_AGENT])

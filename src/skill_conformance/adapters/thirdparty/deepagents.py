@@ -22,6 +22,7 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.tools import StructuredTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import ConfigDict
+from typing_extensions import override
 
 from skill_conformance.adapters.thirdparty.common import (
     ProblemLog,
@@ -145,7 +146,7 @@ def _read(path: str) -> tuple[str, Mapping[str, object]]:
     return "read_file", {"file_path": path, "limit": _READ_LIMIT}
 
 
-class DeepagentsSystem:
+class DeepagentsSystem(AsyncSkillSystem):
     """A deep agent over one scenario's skills directory (see :class:`AsyncSkillSystem`)."""
 
     def __init__(self, setup: Setup) -> None:
@@ -187,10 +188,12 @@ class DeepagentsSystem:
             self._log.add(line)
         return script
 
-    async def tool_names(self) -> Sequence[str]:  # noqa: D102
+    @override
+    async def tool_names(self) -> Sequence[str]:
         return (await self._run(ToolScript())).offered or ()
 
-    async def run_tool(self, name: str, arguments: Mapping[str, object]) -> RunRecord:  # noqa: D102
+    @override
+    async def run_tool(self, name: str, arguments: Mapping[str, object]) -> RunRecord:
         script = await self._run(ToolScript((name, arguments)))
         return RunRecord(offered=script.offered or (), result=script.result)
 
@@ -223,26 +226,33 @@ class DeepagentsSystem:
         """A new agent: the middleware reads the skills again at the start of each thread."""
         await self._run(ToolScript())
 
-    def problems(self) -> Sequence[str]:  # noqa: D102
+    @override
+    def problems(self) -> Sequence[str]:
         return self._log.lines()
 
     async def close(self) -> None:
         """Nothing to release: the agent starts no process."""
 
-    async def resolve_uri(self, uri: str) -> ResolvedSkill:  # noqa: D102
+    @override
+    async def resolve_uri(self, uri: str) -> ResolvedSkill:
         raise Unsupported(UNSUPPORTED[Ability.REGISTRY])
 
-    async def registry_skill_names(self, scope: Scope) -> Sequence[str]:  # noqa: D102
+    @override
+    async def registry_skill_names(self, scope: Scope) -> Sequence[str]:
         raise Unsupported(UNSUPPORTED[Ability.REGISTRY])
 
-    async def enter(self) -> None:  # noqa: D102
+    @override
+    async def enter(self) -> None:
         raise Unsupported(UNSUPPORTED[Ability.LIFECYCLE])
 
-    async def exit(self) -> None:  # noqa: D102
+    @override
+    async def exit(self) -> None:
         raise Unsupported(UNSUPPORTED[Ability.LIFECYCLE])
 
-    async def agent_tool_names(self, path: AgentPath) -> Sequence[str]:  # noqa: D102
+    @override
+    async def agent_tool_names(self, path: AgentPath) -> Sequence[str]:
         raise Unsupported(UNSUPPORTED[Ability.STANDALONE_AGENT])
 
-    async def agent_load_skill(self, path: AgentPath, skill: str) -> str:  # noqa: D102
+    @override
+    async def agent_load_skill(self, path: AgentPath, skill: str) -> str:
         raise Unsupported(UNSUPPORTED[Ability.STANDALONE_AGENT])

@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pydantic_ai import Agent, Tool
 from pydantic_ai.toolsets import FunctionToolset
 from pydantic_ai_skills import SkillsCapability
+from typing_extensions import override
 
 from skill_conformance.adapters.scripted_model import Call, Script
 from skill_conformance.adapters.thirdparty.common import (
@@ -87,7 +88,7 @@ def _toolset(child: ToolsChild) -> FunctionToolset[None]:
     return FunctionToolset(tools, id=child.label)
 
 
-class PydanticAiSkillsSystem:
+class PydanticAiSkillsSystem(AsyncSkillSystem):
     """``SkillsCapability`` over one scenario's skills directory (see :class:`AsyncSkillSystem`)."""
 
     def __init__(self, setup: Setup) -> None:
@@ -127,10 +128,12 @@ class PydanticAiSkillsSystem:
             await agent.run("Use the skills.")
         return script
 
-    async def tool_names(self) -> Sequence[str]:  # noqa: D102
+    @override
+    async def tool_names(self) -> Sequence[str]:
         return (await self._run(Script())).offered or ()
 
-    async def run_tool(self, name: str, arguments: Mapping[str, object]) -> RunRecord:  # noqa: D102
+    @override
+    async def run_tool(self, name: str, arguments: Mapping[str, object]) -> RunRecord:
         script = await self._run(Script((name, arguments)))
         return RunRecord(offered=script.offered or (), result=script.result)
 
@@ -164,26 +167,33 @@ class PydanticAiSkillsSystem:
         """A new ``SkillsCapability`` over the directory: its docs' way to pick up changes."""
         await self.start()
 
-    def problems(self) -> Sequence[str]:  # noqa: D102
+    @override
+    def problems(self) -> Sequence[str]:
         return self._log.lines()
 
     async def close(self) -> None:
         """Nothing to release: the capability starts no process."""
 
-    async def resolve_uri(self, uri: str) -> ResolvedSkill:  # noqa: D102
+    @override
+    async def resolve_uri(self, uri: str) -> ResolvedSkill:
         raise Unsupported(UNSUPPORTED[Ability.REGISTRY])
 
-    async def registry_skill_names(self, scope: Scope) -> Sequence[str]:  # noqa: D102
+    @override
+    async def registry_skill_names(self, scope: Scope) -> Sequence[str]:
         raise Unsupported(UNSUPPORTED[Ability.REGISTRY])
 
-    async def enter(self) -> None:  # noqa: D102
+    @override
+    async def enter(self) -> None:
         raise Unsupported(UNSUPPORTED[Ability.LIFECYCLE])
 
-    async def exit(self) -> None:  # noqa: D102
+    @override
+    async def exit(self) -> None:
         raise Unsupported(UNSUPPORTED[Ability.LIFECYCLE])
 
-    async def agent_tool_names(self, path: AgentPath) -> Sequence[str]:  # noqa: D102
+    @override
+    async def agent_tool_names(self, path: AgentPath) -> Sequence[str]:
         raise Unsupported(UNSUPPORTED[Ability.STANDALONE_AGENT])
 
-    async def agent_load_skill(self, path: AgentPath, skill: str) -> str:  # noqa: D102
+    @override
+    async def agent_load_skill(self, path: AgentPath, skill: str) -> str:
         raise Unsupported(UNSUPPORTED[Ability.STANDALONE_AGENT])
