@@ -6,11 +6,13 @@ import json
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Mapping
 from pathlib import Path
 
 from skill_conformance.bundled import specs_dir
 from skill_conformance.catalogue import load_catalogue
+from skill_conformance.runtime.world import pid_alive
 
 ROOT = Path(__file__).resolve().parents[2]
 IMPLS = ROOT / "tests" / "jsonlines_impl"
@@ -46,3 +48,23 @@ def jsonl_command(script: str, *args: str) -> str:
     import shlex
 
     return shlex.join([sys.executable, str(IMPLS / script), *args])
+
+
+def faulty(*args: str) -> list[str]:
+    """The command of the faulty JSON-lines implementation, misbehaving as ``args`` say."""
+    return [sys.executable, str(IMPLS / "faulty.py"), *args]
+
+
+def pids_in(path: Path) -> list[int]:
+    """The pids a faulty implementation wrote to ``path``, one a line (none if absent)."""
+    return [int(line) for line in path.read_text().split()] if path.exists() else []
+
+
+def still_alive(pids: list[int], within: float) -> list[int]:
+    """Those of ``pids`` still alive after waiting up to ``within`` seconds for them to go."""
+    deadline = time.monotonic() + within
+    alive = [pid for pid in pids if pid_alive(pid)]
+    while alive and time.monotonic() < deadline:
+        time.sleep(0.05)
+        alive = [pid for pid in alive if pid_alive(pid)]
+    return alive

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import shlex
-import sys
 import time
 from pathlib import Path
 
@@ -19,29 +18,19 @@ from skill_conformance.adapters.jsonlines import JsonlinesImplementation, Protoc
 from skill_conformance.port import Ability, ErrorKind, Setup, SkillSystemError
 from skill_conformance.runtime.blocking import ImplementationCrash, ImplementationHang, blocking
 from skill_conformance.runtime.loading import AdapterLoadError, load_implementation
-from skill_conformance.runtime.world import pid_alive
-from tests.porting.porting_helpers import IMPLS, SCENARIOS, jsonl_command, run_suite, verdicts
-
-
-def _faulty(*args: str) -> list[str]:
-    return [sys.executable, str(IMPLS / "faulty.py"), *args]
-
-
-def _pids(path: Path) -> list[int]:
-    return [int(line) for line in path.read_text().split()] if path.exists() else []
-
-
-def _all_gone(pids: list[int], timeout: float = 10.0) -> list[int]:
-    deadline = time.monotonic() + timeout
-    alive = [pid for pid in pids if pid_alive(pid)]
-    while alive and time.monotonic() < deadline:
-        time.sleep(0.05)
-        alive = [pid for pid in alive if pid_alive(pid)]
-    return alive
+from tests.porting.porting_helpers import (
+    SCENARIOS,
+    faulty,
+    jsonl_command,
+    pids_in,
+    run_suite,
+    still_alive,
+    verdicts,
+)
 
 
 def test_the_handshake_gives_name_version_and_unsupported_abilities() -> None:
-    implementation = JsonlinesImplementation(_faulty())
+    implementation = JsonlinesImplementation(faulty())
     try:
         assert (implementation.name, implementation.version) == ("faulty", "0.1")
         assert implementation.unsupported == {Ability.MCP: "faulty has none"}
@@ -50,7 +39,7 @@ def test_the_handshake_gives_name_version_and_unsupported_abilities() -> None:
 
 
 def test_the_command_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("SKILL_CONFORMANCE_JSONL_CMD", shlex.join(_faulty()))
+    monkeypatch.setenv("SKILL_CONFORMANCE_JSONL_CMD", shlex.join(faulty()))
     implementation = load_implementation("jsonlines")
     assert implementation.name == "faulty"
     assert isinstance(implementation, JsonlinesImplementation)
@@ -78,7 +67,7 @@ def test_faults_are_crashes_and_the_next_scenario_gets_a_fresh_process(
     tmp_path: Path, do: str, message: str
 ) -> None:
     pids = tmp_path / "pids"
-    command = _faulty("--at", "start", "--do", do, "--pids", str(pids))
+    command = faulty("--at", "start", "--do", do, "--pids", str(pids))
     implementation = JsonlinesImplementation(command)
     try:
         for _ in range(2):  # the second scenario must not inherit the first one's dead process
@@ -88,15 +77,15 @@ def test_faults_are_crashes_and_the_next_scenario_gets_a_fresh_process(
             system.close()
     finally:
         implementation.shutdown()
-    started = _pids(pids)
+    started = pids_in(pids)
     assert len(started) >= 4 if do != "report-crash" else len(started) == 2
-    assert _all_gone(started) == []
+    assert still_alive(started, within=10.0) == []
 
 
 def test_a_hang_is_a_hang_and_kills_the_process_group(tmp_path: Path) -> None:
     pids = tmp_path / "pids"
     implementation = JsonlinesImplementation(
-        _faulty("--at", "tool_names", "--do", "hang", "--pids", str(pids))
+        faulty("--at", "tool_names", "--do", "hang", "--pids", str(pids))
     )
     try:
         system = blocking(implementation.open(Setup(skills_dir=tmp_path)), timeout=1)
@@ -106,13 +95,15 @@ def test_a_hang_is_a_hang_and_kills_the_process_group(tmp_path: Path) -> None:
             system.tool_names()
         assert time.monotonic() - began < 4
         system.close()
-        assert _all_gone(_pids(pids)) == []  # the process and its child, killed at once
+        assert (
+            still_alive(pids_in(pids), within=10.0) == []
+        )  # the process and its child, killed at once
     finally:
         implementation.shutdown()
 
 
 def test_port_errors_cross_the_protocol(tmp_path: Path) -> None:
-    implementation = JsonlinesImplementation(_faulty("--at", "load_skill", "--do", "not-found"))
+    implementation = JsonlinesImplementation(faulty("--at", "load_skill", "--do", "not-found"))
     try:
         system = blocking(implementation.open(Setup(skills_dir=tmp_path)), timeout=10)
         system.start()
@@ -142,9 +133,9 @@ def test_in_a_run_a_hang_is_errored_and_no_process_outlives_it(tmp_path: Path) -
     assert found["test_skillmanagercap_inherits_tool_merging"] == "not-applicable"  # needs mcp
     assert found["test_skill_with_python_tools_registered"] == "errored", found
     assert "run_tool() did not finish within 2 s" in done.stdout
-    started = _pids(pids)
+    started = pids_in(pids)
     assert started
-    assert _all_gone(started) == []
+    assert still_alive(started, within=10.0) == []
 
 
 @pytest.mark.skipif(

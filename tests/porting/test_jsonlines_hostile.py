@@ -18,27 +18,9 @@ import pytest
 from skill_conformance.adapters.jsonlines import JsonlinesImplementation, ProtocolError
 from skill_conformance.port import Setup, SkillSystemError
 from skill_conformance.runtime.blocking import ImplementationCrash, ImplementationHang, blocking
-from skill_conformance.runtime.world import pid_alive
-from tests.porting.porting_helpers import IMPLS
+from tests.porting.porting_helpers import faulty, pids_in, still_alive
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX process groups")
-
-
-def _faulty(*args: str) -> list[str]:
-    return [sys.executable, str(IMPLS / "faulty.py"), *args]
-
-
-def _pids(path: Path) -> list[int]:
-    return [int(line) for line in path.read_text().split()] if path.exists() else []
-
-
-def _alive(pids: list[int], within: float = 3.0) -> list[int]:
-    deadline = time.monotonic() + within
-    alive = [pid for pid in pids if pid_alive(pid)]
-    while alive and time.monotonic() < deadline:
-        time.sleep(0.05)
-        alive = [pid for pid in alive if pid_alive(pid)]
-    return alive
 
 
 def _peak_rss_mib() -> float:
@@ -48,7 +30,7 @@ def _peak_rss_mib() -> float:
 def test_an_endless_line_is_a_crash_and_memory_stays_bounded(tmp_path: Path) -> None:
     pids = tmp_path / "pids"
     implementation = JsonlinesImplementation(
-        _faulty("--at", "tool_names", "--do", "endless", "--pids", str(pids))
+        faulty("--at", "tool_names", "--do", "endless", "--pids", str(pids))
     )
     try:
         system = blocking(implementation.open(Setup(skills_dir=tmp_path)), timeout=20)
@@ -61,7 +43,7 @@ def test_an_endless_line_is_a_crash_and_memory_stays_bounded(tmp_path: Path) -> 
     finally:
         implementation.shutdown()
     assert grown < 128, f"the suite grew by {grown:.0f} MiB reading one line"
-    assert _alive(_pids(pids)) == []
+    assert still_alive(pids_in(pids), within=3.0) == []
 
 
 @pytest.mark.parametrize(
@@ -71,10 +53,10 @@ def test_an_endless_line_is_a_crash_and_memory_stays_bounded(tmp_path: Path) -> 
 def test_a_refused_handshake_leaves_no_process(tmp_path: Path, do: str, message: str) -> None:
     pids = tmp_path / "pids"
     with pytest.raises((ProtocolError, SkillSystemError), match=message):
-        JsonlinesImplementation(_faulty("--do", do, "--pids", str(pids)))
-    started = _pids(pids)
+        JsonlinesImplementation(faulty("--do", do, "--pids", str(pids)))
+    started = pids_in(pids)
     assert len(started) == 2
-    assert _alive(started) == []
+    assert still_alive(started, within=3.0) == []
 
 
 def test_a_grandchild_in_its_own_session_holding_the_pipes_is_killed_in_time(
@@ -82,7 +64,7 @@ def test_a_grandchild_in_its_own_session_holding_the_pipes_is_killed_in_time(
 ) -> None:
     pids = tmp_path / "pids"
     implementation = JsonlinesImplementation(
-        _faulty("--at", "tool_names", "--do", "grandchild", "--pids", str(pids))
+        faulty("--at", "tool_names", "--do", "grandchild", "--pids", str(pids))
     )
     try:
         system = blocking(implementation.open(Setup(skills_dir=tmp_path)), timeout=1)
@@ -94,9 +76,9 @@ def test_a_grandchild_in_its_own_session_holding_the_pipes_is_killed_in_time(
         took = time.monotonic() - began
     finally:
         implementation.shutdown()
-    started = _pids(pids)
+    started = pids_in(pids)
     assert len(started) == 3
-    assert _alive(started) == []
+    assert still_alive(started, within=3.0) == []
     assert took < 6, f"the hang and the close took {took:.1f} s with a 1 s scenario timeout"
 
 
@@ -113,7 +95,7 @@ def _deleted_open_file_bytes() -> int:
 
 @pytest.mark.skipif(not Path("/proc/self/fd").exists(), reason="needs /proc")
 def test_stderr_is_kept_as_a_bounded_tail(tmp_path: Path) -> None:
-    implementation = JsonlinesImplementation(_faulty("--at", "tool_names", "--do", "stderr-flood"))
+    implementation = JsonlinesImplementation(faulty("--at", "tool_names", "--do", "stderr-flood"))
     try:
         system = blocking(implementation.open(Setup(skills_dir=tmp_path)), timeout=20)
         system.start()
@@ -136,7 +118,7 @@ def test_a_fresh_process_that_hangs_on_hello_is_cut_off_at_the_scenario_timeout(
 ) -> None:
     pids = tmp_path / "pids"
     implementation = JsonlinesImplementation(
-        _faulty("--at", "tool_names", "--do", "slow-hello-again", "--pids", str(pids))
+        faulty("--at", "tool_names", "--do", "slow-hello-again", "--pids", str(pids))
     )
     try:
         first = blocking(implementation.open(Setup(skills_dir=tmp_path)), timeout=5)
@@ -150,8 +132,10 @@ def test_a_fresh_process_that_hangs_on_hello_is_cut_off_at_the_scenario_timeout(
             second.start()  # the fresh process hangs on hello
         second.close()
         assert time.monotonic() - began < 4
-        started = _pids(pids)
+        started = pids_in(pids)
         assert len(started) == 4
-        assert _alive(started) == [], "the process hanging on hello outlived its scenario"
+        assert still_alive(started, within=3.0) == [], (
+            "the process hanging on hello outlived its scenario"
+        )
     finally:
         implementation.shutdown()
