@@ -137,7 +137,11 @@ def _mode_manager(mode: str) -> ManagerFactory:
     """A skill manager whose skills' MCP servers run in ``mode``."""
 
     def build(
-        skills: Iterable[Skill], children: Sequence[AbstractCapability[Any]], *, name: str
+        skills: Iterable[Skill],
+        children: Sequence[AbstractCapability[Any]],
+        *,
+        name: str,
+        import_timeout: float,
     ) -> SkillManagerCap:
         with_mode = [
             dataclasses.replace(
@@ -149,7 +153,7 @@ def _mode_manager(mode: str) -> ManagerFactory:
             )
             for skill in skills
         ]
-        return SkillManagerCap(with_mode, children, name=name)
+        return SkillManagerCap(with_mode, children, name=name, import_timeout=import_timeout)
 
     return build
 
