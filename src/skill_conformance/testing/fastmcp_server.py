@@ -13,6 +13,7 @@ import importlib
 import json
 import os
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -141,8 +142,20 @@ def serve(args: argparse.Namespace, pid: int | None = None) -> int:
         _record(args.log, "stop", args.label, client_pid)
         return 3
 
+    stopped = False
+
+    def stop() -> None:
+        nonlocal stopped
+        if not stopped:
+            stopped = True
+            _record(args.log, "stop", args.label, client_pid)
+
     def on_term(signum: int, frame: FrameType | None) -> None:
-        raise SystemExit(0)
+        # Exit here, not by raising: the stdio transport reads stdin on a worker thread that no
+        # cancellation reaches, so an unwinding event loop would wait for stdin to close.
+        stop()
+        sys.stdout.flush()
+        os._exit(0)
 
     signal.signal(signal.SIGTERM, on_term)
     try:
@@ -157,7 +170,7 @@ def serve(args: argparse.Namespace, pid: int | None = None) -> int:
     except (KeyboardInterrupt, SystemExit):
         pass
     finally:
-        _record(args.log, "stop", args.label, client_pid)
+        stop()
     return 0
 
 
