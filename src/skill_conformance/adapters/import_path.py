@@ -21,10 +21,13 @@ class ImportPath:
     def __init__(self, directories: Sequence[Path]) -> None:
         self._entries = [str(directory) for directory in directories]
         self._added: list[str] = []
+        self._known: set[str] = set()
 
     def add(self) -> None:
         """Put the directories first on ``sys.path`` (those not there already)."""
         new = [entry for entry in self._entries if entry not in sys.path]
+        if not self._added:
+            self._known = set(sys.modules)
         sys.path[:0] = new
         self._added += new
         importlib.invalidate_caches()
@@ -36,7 +39,9 @@ class ImportPath:
             if entry in sys.path:
                 sys.path.remove(entry)
         roots = [Path(entry).resolve() for entry in added]
-        for name, module in list(sys.modules.items()):
-            origin = getattr(module, "__file__", None)
+        # Only modules imported since `add` can come from these directories: resolving the path of
+        # every module in the process took about 0.3 s per scenario.
+        for name in set(sys.modules) - self._known:
+            origin = getattr(sys.modules.get(name), "__file__", None)
             if origin and any(Path(origin).resolve().is_relative_to(root) for root in roots):
                 del sys.modules[name]
