@@ -36,7 +36,12 @@ from skill_conformance.reference.errors import SkillNotFoundError, ToolImportErr
 from skill_conformance.reference.importer import IMPORT_TIMEOUT, import_tool, tool_name
 from skill_conformance.reference.isolation import MAX_DETAIL, IsolatedToolset, ServerHealth
 from skill_conformance.reference.loader import SKILL_FILE
-from skill_conformance.reference.mcp_client import McpServer, http_server, stdio_server
+from skill_conformance.reference.mcp_client import (
+    STARTUP_TIMEOUT,
+    McpServer,
+    http_server,
+    stdio_server,
+)
 from skill_conformance.reference.resources import LOCAL_SOURCE, SkillEntry, SkillResource
 from skill_conformance.reference.skill import (
     McpServerSpec,
@@ -58,6 +63,7 @@ class SkillManagerCap(IdentityCapability):
             providers), offered unprefixed.
         name: A name for messages.
         import_timeout: Seconds each tool module may take to import.
+        startup_timeout: Seconds each skill MCP server may take to answer its handshake.
 
     Attributes:
         problems: One line per tool that could not be imported when the manager was built, and
@@ -72,10 +78,12 @@ class SkillManagerCap(IdentityCapability):
         *,
         name: str = "skills",
         import_timeout: float = IMPORT_TIMEOUT,
+        startup_timeout: float = STARTUP_TIMEOUT,
     ) -> None:
         self.name = name
         self.problems: list[str] = []
         self._import_timeout = import_timeout
+        self._startup_timeout = startup_timeout
         self._skills = {skill.name: skill for skill in skills}
         self._children = tuple(children)
         self._skill_tools: dict[str, FunctionToolset[Any]] = {}
@@ -128,7 +136,7 @@ class SkillManagerCap(IdentityCapability):
         children = []
         for spec in skill.mcp_servers:
             # The skill's name only goes into the toolset id (see _server): equivalent mutants.
-            server = _server(skill.name, spec)  # pragma: no mutate
+            server = _server(skill.name, spec, self._startup_timeout)  # pragma: no mutate
             children.append(McpServerCap(self._isolated(skill, spec, server)))
         if children:
             self._skill_mcp_children[skill.name] = children
@@ -281,13 +289,15 @@ def _prefixed(toolset: AbstractToolset[Any], prefix: str) -> PrefixedToolset[Any
     return PrefixedToolset(toolset, prefix=prefix.removesuffix("_"))
 
 
-def _server(skill: str, spec: McpServerSpec) -> McpServer:
+def _server(skill: str, spec: McpServerSpec, timeout: float) -> McpServer:
     # The id only labels the toolset in pydantic-ai's own messages; no behaviour reads it.
     toolset_id = f"{mcp_tool_prefix(skill)}{spec.name}"  # pragma: no mutate
     if spec.command is not None:
-        return stdio_server(spec.command, spec.args, spec.env, id=toolset_id, label=spec.name)
+        return stdio_server(
+            spec.command, spec.args, spec.env, id=toolset_id, label=spec.name, timeout=timeout
+        )
     assert spec.url is not None, "the loader keeps only servers with a command or a url"
-    return http_server(spec.url, spec.headers, id=toolset_id, label=spec.name)
+    return http_server(spec.url, spec.headers, id=toolset_id, label=spec.name, timeout=timeout)
 
 
 def _one_line(error: Exception) -> str:

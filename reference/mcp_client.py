@@ -113,7 +113,13 @@ def _binary_text(part: object) -> str:
 
 
 def stdio_server(
-    command: str, args: Sequence[str], env: Mapping[str, str] | None, *, id: str, label: str
+    command: str,
+    args: Sequence[str],
+    env: Mapping[str, str] | None,
+    *,
+    id: str,
+    label: str,
+    timeout: float = STARTUP_TIMEOUT,
 ) -> McpServer:
     """An MCP server run as a subprocess speaking stdio; nothing starts until it is entered.
 
@@ -123,11 +129,14 @@ def stdio_server(
         env: Extra environment variables (the MCP SDK's safe defaults are kept).
         id: The toolset id, unique within an agent.
         label: A name for messages.
+        timeout: Seconds the server may take to answer its handshake before it is given up.
 
     """
     environment = dict(env) if env else None
     # pragma: no mutate start
-    toolset = _legacy_toolset("MCPServerStdio", command, list(args), env=environment, id=id)
+    toolset = _legacy_toolset(
+        "MCPServerStdio", command, list(args), env=environment, id=id, timeout=timeout
+    )
     # pragma: no mutate end
     if toolset is None:
         from fastmcp.client.transports import StdioTransport
@@ -137,21 +146,31 @@ def stdio_server(
         transport = StdioTransport(
             command=command, args=list(args), env=environment, keep_alive=False
         )
-        toolset = MCPToolset(transport, id=id, init_timeout=STARTUP_TIMEOUT)
+        toolset = MCPToolset(transport, id=id, init_timeout=timeout)
     return McpServer(toolset, label)
 
 
-def http_server(url: str, headers: Mapping[str, str], *, id: str, label: str) -> McpServer:
-    """An MCP server reached over streamable HTTP; nothing connects until it is entered."""
+def http_server(
+    url: str,
+    headers: Mapping[str, str],
+    *,
+    id: str,
+    label: str,
+    timeout: float = STARTUP_TIMEOUT,
+) -> McpServer:
+    """An MCP server reached over streamable HTTP; nothing connects until it is entered.
+
+    ``timeout``: seconds it may take to answer its handshake before it is given up.
+    """
     # pragma: no mutate start
-    toolset = _legacy_toolset("MCPServerStreamableHTTP", url, headers=dict(headers) or None, id=id)
+    toolset = _legacy_toolset(
+        "MCPServerStreamableHTTP", url, headers=dict(headers) or None, id=id, timeout=timeout
+    )
     # pragma: no mutate end
     if toolset is None:
         from pydantic_ai.mcp import MCPToolset
 
-        toolset = MCPToolset(
-            url, headers=dict(headers) or None, id=id, init_timeout=STARTUP_TIMEOUT
-        )
+        toolset = MCPToolset(url, headers=dict(headers) or None, id=id, init_timeout=timeout)
     return McpServer(toolset, label)
 
 
@@ -168,7 +187,7 @@ def _legacy_toolset(class_name: str, *args: Any, **kwargs: Any) -> AbstractTools
         return None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
-        return cast(AbstractToolset[Any], legacy(*args, timeout=STARTUP_TIMEOUT, **kwargs))
+        return cast(AbstractToolset[Any], legacy(*args, **kwargs))
 
 
 def _legacy(name: str) -> Any:

@@ -18,6 +18,7 @@ from pydantic_ai.capabilities import AbstractCapability
 from skill_conformance.reference.importer import IMPORT_TIMEOUT
 from skill_conformance.reference.loader import LoadResult, load_skills
 from skill_conformance.reference.manager import SkillManagerCap
+from skill_conformance.reference.mcp_client import STARTUP_TIMEOUT
 from skill_conformance.reference.registry import POOL_SCOPE, ExtensionRegistry
 from skill_conformance.reference.skill import Skill
 from skill_conformance.reference.skill_tools import SkillToolsProvider
@@ -35,6 +36,7 @@ class ManagerFactory(Protocol):
         *,
         name: str,
         import_timeout: float,
+        startup_timeout: float,
     ) -> SkillManagerCap:
         """The skill manager of ``skills`` and the non-skill ``children``."""
         ...
@@ -49,6 +51,7 @@ class SkillPool:
             (MCP servers, remote skill providers, plain toolsets).
         registry: The pool's extension registry; a new one if not given.
         import_timeout: Seconds each skill tool module may take to import.
+        startup_timeout: Seconds each skill MCP server may take to answer its handshake.
         manager: What builds the skill manager, at start-up and on every rebuild.
         provider: What builds the pool's ``load_skill``/``list_skills`` provider, given the pool.
         loader: What reads the skills directory into skills and problems, on every build.
@@ -62,6 +65,7 @@ class SkillPool:
         *,
         registry: ExtensionRegistry | None = None,
         import_timeout: float = IMPORT_TIMEOUT,
+        startup_timeout: float = STARTUP_TIMEOUT,
         manager: ManagerFactory = SkillManagerCap,
         provider: Callable[[SkillPool], SkillToolsProvider] = SkillToolsProvider,
         loader: Callable[[Path], LoadResult] = load_skills,
@@ -69,6 +73,7 @@ class SkillPool:
         self.skills_dir = skills_dir
         self.children = tuple(children)
         self.import_timeout = import_timeout
+        self.startup_timeout = startup_timeout
         self.registry = registry if registry is not None else ExtensionRegistry()
         self.skills_tools = provider(self)
         self._build_manager = manager
@@ -130,6 +135,7 @@ class SkillPool:
             self.children,
             name="pool-skills",  # pragma: no mutate (a name for messages)
             import_timeout=self.import_timeout,
+            startup_timeout=self.startup_timeout,
         )
         self._problems = list(loaded.problems)
         return manager

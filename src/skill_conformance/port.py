@@ -198,6 +198,11 @@ class Setup:
         python_path: Directories of the Python modules the skills' tools name
             (``module:function``), for this scenario only: the implementation imports from them
             as it would from its own import path, and forgets them at ``close``.
+        give_up_after: Seconds the scenario asks the implementation to wait, at most, for a tool
+            module to import or a skill's MCP server to answer its handshake, where its
+            configuration lets them be bounded; ``None`` (most scenarios): its own defaults. Set
+            where a module or server of the scenario never finishes, so that the run does not
+            wait out a production default.
 
     """
 
@@ -206,6 +211,7 @@ class Setup:
     skills_tools_provider: bool = True
     workdir: Path | None = None
     python_path: tuple[Path, ...] = ()
+    give_up_after: float | None = None
 
 
 @dataclass(frozen=True)

@@ -51,6 +51,7 @@ def _setup(data: dict[str, Any]) -> Setup:
         skills_tools_provider=bool(data.get("skills_tools_provider", True)),
         workdir=None if workdir is None else Path(workdir),
         python_path=tuple(Path(entry) for entry in data.get("python_path", [])),
+        give_up_after=data.get("give_up_after"),
     )
 
 

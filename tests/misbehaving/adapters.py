@@ -142,6 +142,7 @@ def _mode_manager(mode: str) -> ManagerFactory:
         *,
         name: str,
         import_timeout: float,
+        startup_timeout: float,
     ) -> SkillManagerCap:
         with_mode = [
             dataclasses.replace(
@@ -153,7 +154,13 @@ def _mode_manager(mode: str) -> ManagerFactory:
             )
             for skill in skills
         ]
-        return SkillManagerCap(with_mode, children, name=name, import_timeout=import_timeout)
+        return SkillManagerCap(
+            with_mode,
+            children,
+            name=name,
+            import_timeout=import_timeout,
+            startup_timeout=startup_timeout,
+        )
 
     return build
 

@@ -48,9 +48,10 @@ from skill_conformance.reference.errors import (
     SkillNotFoundError,
 )
 from skill_conformance.reference.factory import AgentFactory, HostContext
+from skill_conformance.reference.importer import IMPORT_TIMEOUT
 from skill_conformance.reference.loader import LoadResult, load_skills
 from skill_conformance.reference.manager import SkillManagerCap
-from skill_conformance.reference.mcp_client import stdio_server
+from skill_conformance.reference.mcp_client import STARTUP_TIMEOUT, stdio_server
 from skill_conformance.reference.pool import ManagerFactory, SkillPool
 from skill_conformance.reference.references import read_reference
 from skill_conformance.reference.registry import ExtensionRegistry, ScopeLevel
@@ -83,6 +84,8 @@ class PoolFactory(Protocol):
         manager: ManagerFactory,
         provider: Callable[[SkillPool], SkillToolsProvider],
         loader: Callable[[Path], LoadResult],
+        import_timeout: float,
+        startup_timeout: float,
     ) -> SkillPool:
         """The pool of ``skills_dir``, its manager and provider built by those given."""
         ...
@@ -198,6 +201,7 @@ class ReferenceSystem(AsyncSkillSystem):
         ]
         parts = self._parts
         self._import_path.add()
+        bound = self._setup.give_up_after
         pool = parts.pool(
             self._setup.skills_dir,
             children,
@@ -205,6 +209,8 @@ class ReferenceSystem(AsyncSkillSystem):
             manager=parts.manager,
             provider=parts.provider,
             loader=parts.loader,
+            import_timeout=IMPORT_TIMEOUT if bound is None else bound,
+            startup_timeout=STARTUP_TIMEOUT if bound is None else bound,
         )
         with _port_errors():
             await pool.start()

@@ -32,6 +32,11 @@ __all__ = ["ServerLog", "SkillDraft", "World", "pid_alive"]
 
 SERVER_MODULE = "skill_conformance.testing.mcp_server"
 
+GIVE_UP_AFTER = 2.0
+"""The bound (:attr:`Setup.give_up_after`) of a world holding a tool module or MCP server that never
+finishes: production defaults (the reference's 5 s import, 10 s handshake) would only be waited
+out."""
+
 
 @dataclass
 class SkillDraft:
@@ -96,6 +101,7 @@ class World:
         self._written: set[str] = set()
         self._pipes: list[Path] = []
         self._processes: list[subprocess.Popen[bytes]] = []
+        self._give_up_after: float | None = None
         for directory in (self.skills_dir, self.modules_dir, self.scratch):
             directory.mkdir(parents=True, exist_ok=True)
 
@@ -109,6 +115,7 @@ class World:
             skills_tools_provider=skills_tools_provider,
             workdir=self.scratch,
             python_path=(self.modules_dir,),
+            give_up_after=self._give_up_after,
         )
 
     # -- describing skills -------------------------------------------------------------------
@@ -142,6 +149,7 @@ class World:
         name = f"sc_broken_{skill.replace('-', '_')}_{uuid.uuid4().hex[:8]}"
         self._module_names.append(name)
         if failure == "hang":
+            self._give_up_after = GIVE_UP_AFTER
             body = (
                 "import os, time\n"
                 f"_release = {json.dumps(str(self.import_release))}\n"
@@ -209,6 +217,8 @@ class World:
         else:
             command = self.server_command(server)
             entry = {"command": command.command, "args": [*command.args, "--mode", failure]}
+            if failure == "hang":
+                self._give_up_after = GIVE_UP_AFTER
         self.skill(skill).mcp_servers[server] = entry
 
     def sparse_file(self, skill: str, relative: str, size: int) -> None:

@@ -68,6 +68,7 @@ def setup_json(setup: Setup) -> dict[str, object]:
         "skills_tools_provider": setup.skills_tools_provider,
         "workdir": None if setup.workdir is None else str(setup.workdir),
         "python_path": [str(directory) for directory in setup.python_path],
+        "give_up_after": setup.give_up_after,
     }
 
 
