@@ -96,8 +96,11 @@ class Script:
         if after is not None:
             self.followed = tuple(after)
 
-    def respond(self, messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        """The model's answer to the run so far."""
+    async def respond(self, messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        """The model's answer to the run so far.
+
+        A coroutine: pydantic-ai runs a plain function on a worker thread, one per request.
+        """
         call = self._next_call(messages, info)
         if call is None:
             return ModelResponse(parts=[TextPart("Done.")])
@@ -122,6 +125,6 @@ class Script:
         return FunctionModel(self.respond, stream_function=self.stream)
 
 
-def idle(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+async def idle(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
     """A model function that only ever answers ``Done.``."""
     return ModelResponse(parts=[TextPart("Done.")])
