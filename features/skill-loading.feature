@@ -592,7 +592,6 @@ Feature: skill-loading
       When `list_skills` is called
       Then the listed skill names include `healthy` and `sizable`
       And the skill `healthy` still loads
-      And the skill `sizable` still loads
 
     @id:a-skill-md-shall-be-read-only-if-it-is-a-regular-file-in-its-skill-s-folder-within-size-limits.a-frontmatter-over-64-kib-is-refused @added-by:skill-conformance @needs:size-limits
     Scenario: A frontmatter over 64 KiB is refused
