@@ -165,7 +165,10 @@ Feature: skill-loading
     is not quoted and holds `: ` (`description: Use when: the user asks`) is not valid YAML, yet many
     skills written for other clients contain one; when the frontmatter is not valid YAML only because of
     such values, each of them SHALL be read as the whole text after its field's first `: `, as the
-    format's guidance for clients recommends, instead of refusing the skill.
+    format's guidance for clients recommends, instead of refusing the skill. Strict YAML refuses such a
+    value and the format does not ask for more, so a loader that refuses the skill is not wrong by the
+    format: reading the value whole is lenient loading, needed only of implementations that do it
+    (`lenient-loading`).
 
     @id:a-value-holding-a-colon-shall-be-read-whole.a-quoted-value-holding-a-colon @added-by:skill-conformance
     Scenario: A quoted value holding a colon
@@ -183,7 +186,7 @@ Feature: skill-loading
       And the listed skill `quoted` has the description `Use when: the user asks about colons`
       And the skill `healthy` still loads
 
-    @id:a-value-holding-a-colon-shall-be-read-whole.an-unquoted-value-holding-a-colon-is-read-whole @added-by:skill-conformance
+    @id:a-value-holding-a-colon-shall-be-read-whole.an-unquoted-value-holding-a-colon-is-read-whole @added-by:skill-conformance @needs:lenient-loading
     Scenario: An unquoted value holding a colon is read whole
       Given a skill `healthy`
       And a skill folder `unquoted` whose `SKILL.md` reads
@@ -215,8 +218,14 @@ Feature: skill-loading
     \When two folders declare the same name, exactly one skill of that name SHALL load: the one whose
     folder has that name, or else the one whose folder name sorts first; the other SHALL be reported.
     Preferring the matching folder means a copy with a stray name can never shadow the skill it names.
+    A loader that follows the format refuses a name differing from its folder, and is not wrong by the
+    format: loading such a name, and choosing among copies that declare one, is lenient loading, needed
+    only of implementations that do it (`lenient-loading`). Likewise the guidance lets a client keep a
+    name over 64 characters with a warning, so refusing it is needed only of implementations that
+    enforce the format's lengths (`length-limits`); the other rules of a name apply to every
+    implementation.
 
-    @id:a-skill-s-name-shall-follow-the-format-and-a-name-differing-from-its-folder-shall-still-load.names-outside-the-format-are-refused-each-on-its-own @added-by:skill-conformance
+    @id:a-skill-s-name-shall-follow-the-format-and-a-name-differing-from-its-folder-shall-still-load.names-outside-the-format-are-refused-each-on-its-own @added-by:skill-conformance @needs:length-limits
     Scenario: Names outside the format are refused, each on its own
       Given a skill `healthy`
       And a skill folder `upper` whose `SKILL.md` reads
@@ -272,7 +281,56 @@ Feature: skill-loading
       Then the listed skill names are exactly `aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa` and `healthy`
       And the skill `healthy` still loads
 
-    @id:a-skill-s-name-shall-follow-the-format-and-a-name-differing-from-its-folder-shall-still-load.a-name-that-differs-from-its-folder-loads-under-that-name @added-by:skill-conformance
+    @id:a-skill-s-name-shall-follow-the-format-and-a-name-differing-from-its-folder-shall-still-load.names-breaking-the-format-s-characters-are-refused-each-on-its-own @added-by:skill-conformance
+    Scenario: Names breaking the format's characters are refused, each on its own
+      Given a skill `healthy`
+      And a skill folder `upper` whose `SKILL.md` reads
+        """
+        ---
+        name: Upper
+        description: Has an uppercase letter.
+        ---
+        """
+      And a skill folder `accent` whose `SKILL.md` reads
+        """
+        ---
+        name: café
+        description: Has a letter outside ASCII.
+        ---
+        """
+      And a skill folder `leading` whose `SKILL.md` reads
+        """
+        ---
+        name: -leading
+        description: Starts with a hyphen.
+        ---
+        """
+      And a skill folder `trailing` whose `SKILL.md` reads
+        """
+        ---
+        name: trailing-
+        description: Ends with a hyphen.
+        ---
+        """
+      And a skill folder `doubled` whose `SKILL.md` reads
+        """
+        ---
+        name: dou--bled
+        description: Has two hyphens in a row.
+        ---
+        """
+      And a skill folder `aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa` whose `SKILL.md` reads
+        """
+        ---
+        name: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa
+        description: Has 64 characters.
+        ---
+        """
+      When `list_skills` is called
+      Then the listed skill names are exactly `aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa` and `healthy`
+      And the skill `healthy` still loads
+
+    @id:a-skill-s-name-shall-follow-the-format-and-a-name-differing-from-its-folder-shall-still-load.a-name-that-differs-from-its-folder-loads-under-that-name @added-by:skill-conformance @needs:lenient-loading
     Scenario: A name that differs from its folder loads under that name
       Given a skill `healthy`
       And a skill folder `folder-name` whose `SKILL.md` reads
@@ -288,7 +346,7 @@ Feature: skill-loading
       And the skill `declared-name` loads with the text `Body of declared-name.`
       And the skill `healthy` still loads
 
-    @id:a-skill-s-name-shall-follow-the-format-and-a-name-differing-from-its-folder-shall-still-load.two-folders-declaring-the-same-name-give-one-skill @added-by:skill-conformance
+    @id:a-skill-s-name-shall-follow-the-format-and-a-name-differing-from-its-folder-shall-still-load.two-folders-declaring-the-same-name-give-one-skill @added-by:skill-conformance @needs:lenient-loading
     Scenario: Two folders declaring the same name give one skill
       Given a skill `healthy`
       And a skill folder `a-copy` whose `SKILL.md` reads
@@ -330,9 +388,12 @@ Feature: skill-loading
     A skill's `description` SHALL be a string of 1 to 1024 characters that is not only white space; a
     skill without one SHALL be refused. The description is what tells the model when to use the skill, so
     without it the skill cannot be offered; and it goes into every agent's context, so one longer than the
-    format allows is refused, naming the limit, rather than silently cut.
+    format allows is refused, naming the limit, rather than silently cut. The format's guidance for
+    clients skips a skill without a description, as every implementation must, but lets a client keep a
+    description over 1024 characters with a warning; refusing it is needed only of implementations that
+    enforce the format's lengths (`length-limits`).
 
-    @id:a-skill-shall-have-a-description-of-1-to-1024-characters.missing-empty-and-over-long-descriptions-are-refused @added-by:skill-conformance
+    @id:a-skill-shall-have-a-description-of-1-to-1024-characters.missing-empty-and-over-long-descriptions-are-refused @added-by:skill-conformance @needs:length-limits
     Scenario: Missing, empty and over-long descriptions are refused
       Given a skill `healthy`
       And a skill folder `mute` whose `SKILL.md` reads
@@ -351,6 +412,29 @@ Feature: skill-loading
         Body of blank.
         """
       And a skill folder `wordy` whose description is 1025 characters long
+      And a skill folder `ample` whose description is 1024 characters long
+      When `list_skills` is called
+      Then the listed skill names are exactly `ample` and `healthy`
+      And the skill `healthy` still loads
+
+    @id:a-skill-shall-have-a-description-of-1-to-1024-characters.missing-and-empty-descriptions-are-refused @added-by:skill-conformance
+    Scenario: Missing and empty descriptions are refused
+      Given a skill `healthy`
+      And a skill folder `mute` whose `SKILL.md` reads
+        """
+        ---
+        name: mute
+        ---
+        Body of mute.
+        """
+      And a skill folder `blank` whose `SKILL.md` reads
+        """
+        ---
+        name: blank
+        description: "  "
+        ---
+        Body of blank.
+        """
       And a skill folder `ample` whose description is 1024 characters long
       When `list_skills` is called
       Then the listed skill names are exactly `ample` and `healthy`
@@ -416,9 +500,11 @@ Feature: skill-loading
     A frontmatter mapping that holds the same key twice, at the top or inside a field, SHALL make the
     skill refused, naming the key and its second line. YAML requires the keys of a mapping to be unique,
     and loaders that accept a repeated key disagree on which one wins, so two readers of the same file
-    would see two different skills.
+    would see two different skills. PyYAML, and the loaders built on it, keep the last value instead,
+    which the format does not forbid; refusing is needed only of implementations that do it
+    (`duplicate-keys`).
 
-    @id:a-frontmatter-with-a-key-written-twice-shall-be-refused.a-key-written-twice-is-refused @added-by:skill-conformance
+    @id:a-frontmatter-with-a-key-written-twice-shall-be-refused.a-key-written-twice-is-refused @added-by:skill-conformance @needs:duplicate-keys
     Scenario: A key written twice is refused
       Given a skill `healthy`
       And a skill folder `twice` whose `SKILL.md` reads
@@ -444,7 +530,10 @@ Feature: skill-loading
     size beyond reading the limit. A size within both limits SHALL NOT be a reason to refuse. The
     instructions the
     format recommends are a few thousand words and a frontmatter a few lines, so these limits refuse
-    nothing real while bounding what one file can cost.
+    nothing real while bounding what one file can cost. The format itself sets no size limit, so
+    refusing a file by its size is needed only of implementations that set these limits
+    (`size-limits`); what every implementation must do is keep loading every other skill beside a large
+    file, and finish loading, without blocking, beside a hostile one.
 
     @id:a-skill-md-shall-be-read-only-if-it-is-a-regular-file-in-its-skill-s-folder-within-size-limits.a-skill-md-that-is-a-folder-is-refused @added-by:skill-conformance
     Scenario: A SKILL.md that is a folder is refused
@@ -458,7 +547,7 @@ Feature: skill-loading
     Scenario: A SKILL.md that is a named pipe is refused without blocking
       Given a skill `healthy`
       And a skill folder `piped` whose `SKILL.md` is a named pipe
-      When `list_skills` is called
+      When `list_skills` is called, which must finish without blocking
       Then the listed skill names are exactly `healthy`
       And the skill `healthy` still loads
 
@@ -466,7 +555,7 @@ Feature: skill-loading
     Scenario: A SKILL.md linked to a device is refused
       Given a skill `healthy`
       And a skill folder `endless` whose `SKILL.md` is a symbolic link to `/dev/zero`
-      When `list_skills` is called
+      When `list_skills` is called, which must finish without blocking
       Then the listed skill names are exactly `healthy`
       And the skill `healthy` still loads
 
@@ -486,7 +575,7 @@ Feature: skill-loading
       And the skill `healthy` still loads
       And no listed description or loaded text contains `OUTSIDE-SECRET`
 
-    @id:a-skill-md-shall-be-read-only-if-it-is-a-regular-file-in-its-skill-s-folder-within-size-limits.a-skill-md-within-the-limits-loads-and-one-over-1-mib-is-refused @added-by:skill-conformance
+    @id:a-skill-md-shall-be-read-only-if-it-is-a-regular-file-in-its-skill-s-folder-within-size-limits.a-skill-md-within-the-limits-loads-and-one-over-1-mib-is-refused @added-by:skill-conformance @needs:size-limits
     Scenario: A SKILL.md within the limits loads and one over 1 MiB is refused
       Given a skill `healthy`
       And a skill folder `sizable` whose `SKILL.md` has instructions of 512 KiB
@@ -495,7 +584,16 @@ Feature: skill-loading
       Then the listed skill names are exactly `healthy` and `sizable`
       And the skill `healthy` still loads
 
-    @id:a-skill-md-shall-be-read-only-if-it-is-a-regular-file-in-its-skill-s-folder-within-size-limits.a-frontmatter-over-64-kib-is-refused @added-by:skill-conformance
+    @id:a-skill-md-shall-be-read-only-if-it-is-a-regular-file-in-its-skill-s-folder-within-size-limits.a-skill-md-of-2-mib-keeps-no-other-skill-from-loading @added-by:skill-conformance
+    Scenario: A SKILL.md of 2 MiB keeps no other skill from loading
+      Given a skill `healthy`
+      And a skill folder `sizable` whose `SKILL.md` has instructions of 512 KiB
+      And a skill folder `bulky` whose `SKILL.md` has instructions of 2 MiB
+      When `list_skills` is called
+      Then the listed skill names include `healthy` and `sizable`
+      And the skill `healthy` still loads
+
+    @id:a-skill-md-shall-be-read-only-if-it-is-a-regular-file-in-its-skill-s-folder-within-size-limits.a-frontmatter-over-64-kib-is-refused @added-by:skill-conformance @needs:size-limits
     Scenario: A frontmatter over 64 KiB is refused
       Given a skill `healthy`
       And a skill folder `padded` whose frontmatter is 100 KiB long
@@ -504,12 +602,29 @@ Feature: skill-loading
       Then the listed skill names are exactly `healthy` and `trim`
       And the skill `healthy` still loads
 
-    @id:a-skill-md-shall-be-read-only-if-it-is-a-regular-file-in-its-skill-s-folder-within-size-limits.a-10-mb-frontmatter-is-refused @added-by:skill-conformance
+    @id:a-skill-md-shall-be-read-only-if-it-is-a-regular-file-in-its-skill-s-folder-within-size-limits.a-frontmatter-of-100-kib-keeps-no-other-skill-from-loading @added-by:skill-conformance
+    Scenario: A frontmatter of 100 KiB keeps no other skill from loading
+      Given a skill `healthy`
+      And a skill folder `padded` whose frontmatter is 100 KiB long
+      And a skill folder `trim` whose frontmatter is 60 KiB long
+      When `list_skills` is called
+      Then the listed skill names include `healthy` and `trim`
+      And the skill `healthy` still loads
+
+    @id:a-skill-md-shall-be-read-only-if-it-is-a-regular-file-in-its-skill-s-folder-within-size-limits.a-10-mb-frontmatter-is-refused @added-by:skill-conformance @needs:size-limits
     Scenario: A 10 MB frontmatter is refused
       Given a skill `healthy`
       And a skill folder `huge` whose frontmatter is 10 MB long
-      When `list_skills` is called
+      When `list_skills` is called, which must finish without blocking
       Then the listed skill names are exactly `healthy`
+      And the skill `healthy` still loads
+
+    @id:a-skill-md-shall-be-read-only-if-it-is-a-regular-file-in-its-skill-s-folder-within-size-limits.a-10-mb-frontmatter-keeps-no-other-skill-from-loading @added-by:skill-conformance
+    Scenario: A 10 MB frontmatter keeps no other skill from loading
+      Given a skill `healthy`
+      And a skill folder `huge` whose frontmatter is 10 MB long
+      When `list_skills` is called, which must finish without blocking
+      Then the listed skill names include `healthy`
       And the skill `healthy` still loads
 
   @requirement:yaml-that-nests-or-expands-without-bound-shall-be-refused @delta:baseline @added-by:skill-conformance
@@ -518,13 +633,16 @@ Feature: skill-loading
     more than 10,000 values, SHALL make the skill refused, without exhausting the stack or the memory of
     the process reading it and without a problem line that quotes the expansion. A `SKILL.md` is a file
     anyone can publish; a few hundred bytes of YAML can otherwise nest past any recursion limit or, through
-    aliases of aliases, stand for a billion values once a value is printed or walked.
+    aliases of aliases, stand for a billion values once a value is printed or walked. Loading such a
+    frontmatter SHALL finish without blocking: a loader that is still expanding when the suite's timeout
+    runs out fails. Aliases inside `tools:` matter only to implementations that read it
+    (`python-tools`).
 
     @id:yaml-that-nests-or-expands-without-bound-shall-be-refused.a-thousand-nested-sequences-are-refused @added-by:skill-conformance
     Scenario: A thousand nested sequences are refused
       Given a skill `healthy`
       And a skill folder `deep` whose description nests 1000 flow sequences
-      When `list_skills` is called
+      When `list_skills` is called, which must finish without blocking
       Then the listed skill names are exactly `healthy`
       And the skill `healthy` still loads
 
@@ -538,11 +656,11 @@ Feature: skill-loading
         description: Its name stands for a billion values.
         ---
         """
-      When `list_skills` is called
+      When `list_skills` is called, which must finish without blocking
       Then the listed skill names are exactly `healthy`
       And the skill `healthy` still loads
 
-    @id:yaml-that-nests-or-expands-without-bound-shall-be-refused.aliases-expanding-in-a-tool-s-import-path-are-refused @added-by:skill-conformance
+    @id:yaml-that-nests-or-expands-without-bound-shall-be-refused.aliases-expanding-in-a-tool-s-import-path-are-refused @added-by:skill-conformance @needs:python-tools
     Scenario: Aliases expanding in a tool's import path are refused
       Given a skill `healthy`
       And a skill folder `laughing-tool` whose `SKILL.md` reads
@@ -555,7 +673,7 @@ Feature: skill-loading
             import_path: [&a [x, x, x, x, x, x, x, x, x, x], &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a], &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b], &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c], &e [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d], &f [*e, *e, *e, *e, *e, *e, *e, *e, *e, *e], &g [*f, *f, *f, *f, *f, *f, *f, *f, *f, *f], &h [*g, *g, *g, *g, *g, *g, *g, *g, *g, *g], [*h, *h, *h, *h, *h, *h, *h, *h, *h, *h]]
         ---
         """
-      When `list_skills` is called
+      When `list_skills` is called, which must finish without blocking
       Then the listed skill names are exactly `healthy`
       And the skill `healthy` still loads
 
@@ -567,9 +685,11 @@ Feature: skill-loading
     single line of at most 1,000 characters that names the `SKILL.md` file, the line of that file where
     the problem is (when the file was read far enough to know it), and the field at fault. A value
     quoted in a problem SHALL be cut to a short excerpt, so that no input, however large, makes a
-    problem line large.
+    problem line large. Which skills are refused depends on the choices above, so a scenario whose
+    skills only some implementations refuse needs the same abilities as the requirement that refuses
+    them.
 
-    @id:each-refused-skill-shall-be-reported-on-one-short-line-naming-its-file-line-and-field.problems-name-the-file-the-line-and-the-field @added-by:skill-conformance @needs:problems
+    @id:each-refused-skill-shall-be-reported-on-one-short-line-naming-its-file-line-and-field.problems-name-the-file-the-line-and-the-field @added-by:skill-conformance @needs:problems @needs:lenient-loading @needs:duplicate-keys
     Scenario: Problems name the file, the line and the field
       Given a skill `healthy`
       And a skill folder `upper` whose `SKILL.md` reads
@@ -609,7 +729,30 @@ Feature: skill-loading
       And exactly one problem names `folder-name/SKILL.md`, the line 2 and `name`
       And every problem is one line of at most 1000 characters
 
-    @id:each-refused-skill-shall-be-reported-on-one-short-line-naming-its-file-line-and-field.hostile-input-gives-short-problem-lines @added-by:skill-conformance @needs:problems
+    @id:each-refused-skill-shall-be-reported-on-one-short-line-naming-its-file-line-and-field.a-refused-skill-s-problem-names-the-file-the-line-and-the-field @added-by:skill-conformance @needs:problems
+    Scenario: A refused skill's problem names the file, the line and the field
+      Given a skill `healthy`
+      And a skill folder `upper` whose `SKILL.md` reads
+        """
+        ---
+        description: Has an uppercase letter.
+        name: Upper
+        ---
+        """
+      And a skill folder `mute` whose `SKILL.md` reads
+        """
+        ---
+        name: mute
+        license: MIT
+        ---
+        """
+      When `list_skills` is called
+      Then the listed skill names are exactly `healthy`
+      And exactly one problem names `upper/SKILL.md`, the line 3 and `name`
+      And exactly one problem names `mute/SKILL.md` and `description`
+      And every problem is one line of at most 1000 characters
+
+    @id:each-refused-skill-shall-be-reported-on-one-short-line-naming-its-file-line-and-field.hostile-input-gives-short-problem-lines @added-by:skill-conformance @needs:problems @needs:length-limits
     Scenario: Hostile input gives short problem lines
       Given a skill `healthy`
       And a skill folder `laughs` whose `SKILL.md` reads
@@ -623,11 +766,30 @@ Feature: skill-loading
       And a skill folder `wordy` whose description is 5000 characters long
       And a skill folder `lengthy` whose name is 5000 characters long
       And a skill folder `piped` whose `SKILL.md` is a named pipe
-      When `list_skills` is called
+      When `list_skills` is called, which must finish without blocking
       Then the listed skill names are exactly `healthy`
       And exactly one problem names `laughs/SKILL.md` and `name`
       And exactly one problem names `deep/SKILL.md`
       And exactly one problem names `wordy/SKILL.md` and `description`
       And exactly one problem names `lengthy/SKILL.md` and `name`
+      And exactly one problem names `piped/SKILL.md`
+      And every problem is one line of at most 1000 characters
+
+    @id:each-refused-skill-shall-be-reported-on-one-short-line-naming-its-file-line-and-field.hostile-yaml-and-files-give-short-problem-lines @added-by:skill-conformance @needs:problems
+    Scenario: Hostile YAML and files give short problem lines
+      Given a skill `healthy`
+      And a skill folder `laughs` whose `SKILL.md` reads
+        """
+        ---
+        name: [&a [x, x, x, x, x, x, x, x, x, x], &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a], &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b], &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c], &e [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d], &f [*e, *e, *e, *e, *e, *e, *e, *e, *e, *e]]
+        description: Its name stands for a million values.
+        ---
+        """
+      And a skill folder `deep` whose description nests 1000 flow sequences
+      And a skill folder `piped` whose `SKILL.md` is a named pipe
+      When `list_skills` is called, which must finish without blocking
+      Then the listed skill names are exactly `healthy`
+      And exactly one problem names `laughs/SKILL.md` and `name`
+      And exactly one problem names `deep/SKILL.md`
       And exactly one problem names `piped/SKILL.md`
       And every problem is one line of at most 1000 characters

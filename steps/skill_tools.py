@@ -114,6 +114,23 @@ def when_list_skills(conformance: ScenarioContext) -> None:
     conformance.listing = list(conformance.start().list_skills())
 
 
+@when("`list_skills` is called, which must finish without blocking")
+def when_list_skills_bounded(conformance: ScenarioContext) -> None:
+    conformance.listing = conformance.bounded(lambda: list(conformance.start().list_skills()))
+
+
+@then(step("the listed skill names include {names:vs}"))
+def then_listed_include(conformance: ScenarioContext, names: list[str]) -> None:
+    listed = sorted(entry.name for entry in _listing(conformance))
+    missing = sorted(set(names) - set(listed))
+    expect(
+        not missing,
+        f"list_skills does not list {missing}",
+        expected=f"at least {sorted(names)}",
+        observed=f"list_skills lists {listed}",
+    )
+
+
 def _listing(conformance: ScenarioContext) -> list[SkillListing]:
     assert conformance.listing is not None, "list_skills was not called"
     return conformance.listing

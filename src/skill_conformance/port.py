@@ -135,6 +135,18 @@ class Ability(StrEnum):
     READ_FILE = "read-file"
     """Reads one of a skill's files by its path relative to the skill directory, through the
     implementation's own file reader (:meth:`AsyncSkillSystem.read_skill_file`)."""
+    LENIENT_LOADING = "lenient-loading"
+    """Loads, and reports, what the Agent Skills client guide says to load with a warning though
+    the format forbids it: a name differing from its folder (under the declared name), and an
+    unquoted value holding ``: `` (read whole). A loader following the format refuses both."""
+    SIZE_LIMITS = "size-limits"
+    """Refuses, unparsed, a ``SKILL.md`` over 1 MiB and a frontmatter over 64 KiB; the format
+    sets no size limit."""
+    DUPLICATE_KEYS = "duplicate-keys"
+    """Refuses a frontmatter holding a key twice, where PyYAML and most loaders keep the last."""
+    LENGTH_LIMITS = "length-limits"
+    """Refuses a name over 64 characters or a description over 1024, the format's limits, where
+    the client guide allows keeping such a skill with a warning."""
 
 
 class Scope(StrEnum):

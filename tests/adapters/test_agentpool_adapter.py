@@ -201,6 +201,11 @@ def test_abilities_are_all_known_to_the_adapter() -> None:
         "error-kinds",
         "problems",
         "read-file",
+        # Loading choices of AgentPool's own loader, which it makes (spec skill-loading):
+        "lenient-loading",
+        "size-limits",
+        "duplicate-keys",
+        "length-limits",
     }
 
 

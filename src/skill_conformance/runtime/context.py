@@ -32,7 +32,7 @@ from skill_conformance.port import (
     ToolsChild,
 )
 from skill_conformance.runtime.abilities import UntaggedAbility, world_needs
-from skill_conformance.runtime.blocking import BlockingSkillSystem, blocking
+from skill_conformance.runtime.blocking import BlockingSkillSystem, ImplementationHang, blocking
 from skill_conformance.runtime.production import production_warnings
 from skill_conformance.runtime.world import ServerLog, World, pid_alive
 from skill_conformance.verdicts import Mismatch, expect
@@ -134,6 +134,22 @@ class ScenarioContext:
             self._system = system
             system.start()
         return self._system
+
+    def bounded(self, call: Callable[[], T]) -> T:
+        """Make ``call`` for a step whose point is that it finishes: a hang is then a failure.
+
+        Elsewhere an implementation that overruns the timeout ends the scenario *errored*. A step
+        that says the call must finish without blocking observes the overrun as the wrong
+        behaviour, so here it is a *failed* verdict naming the call and the timeout.
+        """
+        try:
+            return call()
+        except ImplementationHang as hang:
+            raise Mismatch(
+                "the call did not finish, though it must not block",
+                expected=f"{hang.operation}() to finish within {hang.timeout:g} s",
+                observed=str(hang),
+            ) from None
 
     def rebuild(self) -> None:
         """Write the skills as now described and have the pool rebuild them."""

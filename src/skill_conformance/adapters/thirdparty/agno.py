@@ -65,6 +65,10 @@ UNSUPPORTED: Mapping[Ability, str] = {
     Ability.REGISTRY: "no extension registry",
     Ability.LISTING_SOURCE: "the system prompt lists a skill's name and description, no source",
     Ability.ERROR_KINDS: "a refusal is a JSON result with an error message, no error kind",
+    Ability.LENIENT_LOADING: "its validator refuses a name differing from its folder ('Directory "
+    "name ... must match skill name') and yaml.safe_load refuses an unquoted value holding ': '",
+    Ability.SIZE_LIMITS: "the whole SKILL.md is read and parsed whatever its size: no size limit",
+    Ability.DUPLICATE_KEYS: "yaml.safe_load keeps the last of a key written twice",
 }
 
 _PROMPT = "Use the skills."

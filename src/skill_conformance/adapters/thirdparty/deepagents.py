@@ -67,6 +67,13 @@ UNSUPPORTED: Mapping[Ability, str] = {
     Ability.REGISTRY: "no extension registry",
     Ability.LISTING_SOURCE: "the system prompt lists a skill's name, description and path only",
     Ability.ERROR_KINDS: "a refused read is an error ToolMessage with text, no error kind",
+    Ability.LENIENT_LOADING: "yaml.safe_load refuses an unquoted value holding ': ' (a name "
+    "differing from its folder does load, with a warning)",
+    Ability.SIZE_LIMITS: "a SKILL.md is skipped only over 10 MiB (MAX_SKILL_FILE_SIZE); no 1 MiB "
+    "or 64 KiB limit",
+    Ability.DUPLICATE_KEYS: "yaml.safe_load keeps the last of a key written twice",
+    Ability.LENGTH_LIMITS: "a name over 64 characters loads with a warning, and a description "
+    "over 1024 is cut to 1024 with a warning",
 }
 
 _PROMPT = "Use the skills."

@@ -59,6 +59,11 @@ UNSUPPORTED: Mapping[Ability, str] = {
     Ability.REGISTRY: "no extension registry",
     Ability.LISTING_SOURCE: "the catalogue shows a skill's name and description only",
     Ability.ERROR_KINDS: "a refused call is a retry prompt with text, no error kind",
+    Ability.LENIENT_LOADING: "a name differing from its folder is refused, as the format says, "
+    "and YAML is parsed strictly, so an unquoted value holding ': ' refuses the skill",
+    Ability.SIZE_LIMITS: "the whole SKILL.md is read and parsed whatever its size: no size limit",
+    Ability.LENGTH_LIMITS: "a description over 1024 characters is kept with a warning, as harness "
+    "documents (a name over 64 is refused)",
 }
 
 
