@@ -631,3 +631,29 @@ Feature: skill-loading
       And exactly one problem names `lengthy/SKILL.md` and `name`
       And exactly one problem names `piped/SKILL.md`
       And every problem is one line of at most 1000 characters
+
+    @id:each-refused-skill-shall-be-reported-on-one-short-line-naming-its-file-line-and-field.malformed-yaml-is-reported-at-the-line-where-it-goes-wrong @added-by:skill-conformance @needs:problems
+    Scenario: Malformed YAML is reported at the line where it goes wrong
+      Given a skill `healthy`
+      And a skill folder `unquoted` whose `SKILL.md` reads
+        """
+        ---
+        name: unquoted
+        description: "A quote that is never closed.
+        license: MIT
+        ---
+        """
+      And a skill folder `unclosed` whose `SKILL.md` reads
+        """
+        ---
+        name: unclosed
+        description: Its list of tools is never closed.
+        license: MIT
+        allowed-tools: [one, two
+        ---
+        """
+      When `list_skills` is called
+      Then the listed skill names are exactly `healthy`
+      And exactly one problem names `unquoted/SKILL.md` and the line 3
+      And exactly one problem names `unclosed/SKILL.md` and the line 5
+      And every problem is one line of at most 1000 characters

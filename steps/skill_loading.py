@@ -288,6 +288,15 @@ def then_one_problem_field(conformance: ScenarioContext, path: str, field: str) 
 def then_one_problem_line(conformance: ScenarioContext, path: str, line: int, field: str) -> None:
     problem = _problems_naming(conformance, path)
     _expect_field(problem, field)
+    _expect_line(problem, path, line)
+
+
+@then(step("exactly one problem names `{path:v}` and the line {line:n}"))
+def then_one_problem_at(conformance: ScenarioContext, path: str, line: int) -> None:
+    _expect_line(_problems_naming(conformance, path), path, line)
+
+
+def _expect_line(problem: str, path: str, line: int) -> None:
     where = rf"{re.escape(path)}:{line}(?![0-9])|\bline {line}(?![0-9])"
     expect(
         re.search(where, problem) is not None,

@@ -537,6 +537,12 @@ MUTANTS = (
         _ids(SL_PROBLEMS, "problems-name-the-file-the-line-and-the-field"),
     ),
     Mutant(
+        _L + "YamlLinesOfTheFrontmatterMutant",
+        SL_PROBLEMS,
+        _ids(SL_PROBLEMS, "malformed-yaml-is-reported-at-the-line-where-it-goes-wrong"),
+        extra=True,
+    ),
+    Mutant(
         _L + "QuotesValuesWholeMutant",
         SL_PROBLEMS,
         _ids(SL_PROBLEMS, "hostile-input-gives-short-problem-lines"),

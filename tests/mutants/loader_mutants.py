@@ -25,7 +25,7 @@ from unittest import mock
 import yaml
 
 from skill_conformance.reference import frontmatter, loader
-from skill_conformance.reference.frontmatter import FrontmatterError
+from skill_conformance.reference.frontmatter import FIRST_HEADER_LINE, FrontmatterError
 from skill_conformance.reference.loader import LoadResult, load_skill_dir, load_skills
 from skill_conformance.reference.skill import Skill
 from tests.mutants.base import mutant
@@ -37,6 +37,7 @@ _split = frontmatter._split
 _parse = frontmatter._parse
 _read_bytes = frontmatter._read_bytes
 _allowed_tools = loader._allowed_tools
+_yaml_problem = frontmatter._yaml_problem
 
 
 def _swapping(*swaps: tuple[object, str, object]) -> _Load:
@@ -352,6 +353,18 @@ def _located_without_line(path: Path, line: int | None) -> str:
 
 ProblemsWithoutLinesMutant = mutant(
     "ProblemsWithoutLinesMutant", loader=_swapping((loader, "_located", _located_without_line))
+)
+def _yaml_lines_of_the_frontmatter(
+    error: yaml.YAMLError, header: str
+) -> tuple[int | None, str]:
+    # PyYAML counts lines from 0 within the text it was given: the frontmatter, not the file.
+    line, message = _yaml_problem(error, header)
+    return (None if line is None else line - FIRST_HEADER_LINE + 1), message
+
+
+YamlLinesOfTheFrontmatterMutant = mutant(
+    "YamlLinesOfTheFrontmatterMutant",
+    loader=_swapping((frontmatter, "_yaml_problem", _yaml_lines_of_the_frontmatter)),
 )
 QuotesValuesWholeMutant = mutant(
     "QuotesValuesWholeMutant",
