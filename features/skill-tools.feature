@@ -78,7 +78,9 @@ Feature: skill-tools
   Rule: load_skill SHALL dispatch via SkillResource protocol for MCP providers
     `load_skill` and `list_skills` SHALL discover remote skills only through capabilities that are skill
     resources (that list, read and check skills), and SHALL ask each of them; a capability that is not a
-    skill resource SHALL be passed over without an error. Local skills SHALL be found as before.
+    skill resource SHALL be passed over without an error. Local skills SHALL be found as before. A remote
+    skill's content served as bytes (an MCP blob resource) SHALL be read as UTF-8 text, a byte that is
+    not UTF-8 replaced rather than failing the load.
 
     @id:load-skill-shall-dispatch-via-skillresource-protocol-for-mcp-providers.skill-discovery-via-protocol @needs:remote-skills @needs:mcp
     Scenario: Skill discovery via protocol
@@ -99,6 +101,12 @@ Feature: skill-tools
       Given a remote skill provider `hub` offering the skills `remote-one`
       When `load_skill` is called with `remote-one`
       Then the text contains `Instructions of remote-one.`
+
+    @id:load-skill-shall-dispatch-via-skillresource-protocol-for-mcp-providers.a-remote-skill-served-as-bytes-is-loaded-as-its-text @added-by:skill-conformance @needs:remote-skills @needs:mcp
+    Scenario: A remote skill served as bytes is loaded as its text
+      Given a remote skill provider `hub` offering the skill `remote-bytes` as bytes
+      When `load_skill` is called with `remote-bytes`
+      Then the text contains `Instructions of remote-bytes.`
 
   @requirement:a-local-skill-shall-take-precedence-over-a-remote-skill-of-the-same-name @delta:baseline @added-by:skill-conformance
   Rule: A local skill SHALL take precedence over a remote skill of the same name
@@ -368,6 +376,13 @@ Feature: skill-tools
       When `list_skills` is called
       Then the listed skill `one` has the URI `skill://one`
       And the listed skill `two` has the URI `skill://two`
+
+    @id:list-skills-shall-return-all-visible-skills.a-remote-skill-is-listed-with-the-description-its-provider-gives @added-by:skill-conformance @needs:remote-skills @needs:mcp
+    Scenario: A remote skill is listed with the description its provider gives
+      Given a skill `local-one`
+      And a remote skill provider `hub` offering the skills `remote-one`
+      When `list_skills` is called
+      Then the listed skill `remote-one` has the description `Remote skill remote-one.`
 
   @requirement:load-skill-and-list-skills-shall-be-available-to-all-agents @delta:baseline @upstream-delta:added
   Rule: load_skill and list_skills SHALL be available to all agents

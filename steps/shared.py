@@ -184,6 +184,12 @@ def given_remote_provider(conformance: ScenarioContext, label: str, skills: list
     conformance.children.append(McpChild(label=label, server=server))
 
 
+@given(step("a remote skill provider `{label:v}` offering the skill `{skill:v}` as bytes"))
+def given_remote_binary(conformance: ScenarioContext, label: str, skill: str) -> None:
+    server = conformance.world.server_command(label, binary_skills=[skill])
+    conformance.children.append(McpChild(label=label, server=server))
+
+
 # -- the agent's tools -----
 
 

@@ -285,6 +285,18 @@ MUTANTS = (
         + _ids(ST_LIST, "list-skills-from-multiple-sources"),
     ),
     Mutant(
+        _H + "ReadsTextResourcesOnlyMutant",
+        ST_DISPATCH,
+        _ids(ST_DISPATCH, "a-remote-skill-served-as-bytes-is-loaded-as-its-text"),
+        extra=True,
+    ),
+    Mutant(
+        _H + "DescribesRemoteSkillsByNameMutant",
+        ST_LIST,
+        _ids(ST_LIST, "a-remote-skill-is-listed-with-the-description-its-provider-gives"),
+        extra=True,
+    ),
+    Mutant(
         _H + "AsksEveryChildMutant",
         ST_DISPATCH,
         _ids(ST_DISPATCH, "non-skillresource-capabilities-are-skipped"),

@@ -6,11 +6,13 @@ import re
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
+from unittest import mock
 
 from pydantic_ai import Agent, Tool
 from pydantic_ai.capabilities import AbstractCapability
 from pydantic_ai.toolsets import AbstractToolset, FunctionToolset
 
+from skill_conformance.reference import mcp_client
 from skill_conformance.reference.capabilities import McpServerCap
 from skill_conformance.reference.errors import (
     ReferenceNotFoundError,
@@ -251,6 +253,24 @@ class ListsLocalSkillsWithoutUri(SkillToolsProvider):
         return [{**entry, "uri": None} for entry in await super().list_skills()]
 
 
+class ReadsTextResourcesOnly(SkillToolsProvider):
+    """Reads only the text parts of a remote skill: content served as bytes comes back empty."""
+
+    async def _find(self, name: str) -> Any:
+        with mock.patch.object(mcp_client, "_binary_text", lambda part: ""):
+            return await super()._find(name)
+
+
+class DescribesRemoteSkillsByName(SkillToolsProvider):
+    """Lists a remote skill with its name as its description, not the one its provider gives."""
+
+    async def list_skills(self) -> list[dict[str, str | None]]:
+        return [
+            entry if entry["source"] == "local" else {**entry, "description": entry["name"]}
+            for entry in await super().list_skills()
+        ]
+
+
 class OffersOnlyLoadSkill(SkillToolsProvider):
     """Offers `load_skill` but not `list_skills`."""
 
@@ -351,6 +371,12 @@ SubstitutesTwiceMutant = mutant("SubstitutesTwiceMutant", provider=SubstitutesTw
 LeavesOutReferencesMutant = mutant("LeavesOutReferencesMutant", provider=LeavesOutReferences)
 ListsLocalSkillsWithoutUriMutant = mutant(
     "ListsLocalSkillsWithoutUriMutant", provider=ListsLocalSkillsWithoutUri
+)
+ReadsTextResourcesOnlyMutant = mutant(
+    "ReadsTextResourcesOnlyMutant", provider=ReadsTextResourcesOnly
+)
+DescribesRemoteSkillsByNameMutant = mutant(
+    "DescribesRemoteSkillsByNameMutant", provider=DescribesRemoteSkillsByName
 )
 OffersOnlyLoadSkillMutant = mutant("OffersOnlyLoadSkillMutant", provider=OffersOnlyLoadSkill)
 ChildSessionMissesSkillToolsMutant = mutant(
