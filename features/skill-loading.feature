@@ -200,6 +200,22 @@ Feature: skill-loading
       And the skill `unquoted` loads with the text `Body of unquoted.`
       And the skill `healthy` still loads
 
+    @id:a-value-holding-a-colon-shall-be-read-whole.an-unquoted-value-holding-a-colon-and-an-apostrophe-is-read-whole @added-by:skill-conformance
+    Scenario: An unquoted value holding a colon and an apostrophe is read whole
+      Given a skill `healthy`
+      And a skill folder `apostrophe` whose `SKILL.md` reads
+        """
+        ---
+        name: apostrophe
+        license: MIT
+        description: Use when: the user's notes hold colons
+        ---
+        Body of apostrophe.
+        """
+      When `list_skills` is called
+      Then the listed skill names are exactly `apostrophe` and `healthy`
+      And the listed skill `apostrophe` has the description `Use when: the user's notes hold colons`
+
   @requirement:a-skill-s-name-shall-follow-the-format-and-a-name-differing-from-its-folder-shall-still-load @delta:baseline @added-by:skill-conformance
   Rule: A skill's name SHALL follow the format, and a name differing from its folder SHALL still load
     A skill's `name` SHALL be 1 to 64 characters, each an ASCII lowercase letter, a digit or a hyphen,

@@ -436,6 +436,12 @@ MUTANTS = (
         _ids(SL_COLON, "an-unquoted-value-holding-a-colon-is-read-whole"),
     ),
     Mutant(
+        _L + "QuotesColonValuesUnescapedMutant",
+        SL_COLON,
+        _ids(SL_COLON, "an-unquoted-value-holding-a-colon-and-an-apostrophe-is-read-whole"),
+        extra=True,
+    ),
+    Mutant(
         _L + "HandRolledFrontmatterMutant",
         SL_COLON,
         _ids(SL_COLON, "a-quoted-value-holding-a-colon"),

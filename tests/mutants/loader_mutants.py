@@ -142,6 +142,19 @@ UnclosedFrontmatterLoadsMutant = mutant(
 HandRolledFrontmatterMutant = mutant(
     "HandRolledFrontmatterMutant", loader=_swapping((frontmatter, "_load", _hand_rolled))
 )
+def _quote_without_escaping(header: str) -> str:
+    # Wrapping a value in single quotes without doubling the single quotes it holds.
+    lines = []
+    for line in header.split("\n"):
+        match = frontmatter._COLON_VALUE.match(line)
+        lines.append(f"{match['key']}: '{match['value'].rstrip()}'" if match else line)
+    return "\n".join(lines)
+
+
+QuotesColonValuesUnescapedMutant = mutant(
+    "QuotesColonValuesUnescapedMutant",
+    loader=_swapping((frontmatter, "_quote_colon_values", _quote_without_escaping)),
+)
 ReadsNoColonValuesMutant = mutant(
     "ReadsNoColonValuesMutant",
     loader=_swapping((frontmatter, "_quote_colon_values", lambda header: header)),
