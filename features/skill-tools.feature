@@ -305,7 +305,8 @@ Feature: skill-tools
     than the limit, or whose name is too long for the file system SHALL fail with a not-found, security
     or invalid-config error, never with any other failure, and no error SHALL reveal a host path (the
     skills directory's or one below it). Such a reference SHALL NOT make a bare-name `load_skill` of its
-    skill fail: the skill's instructions and its other references SHALL still be returned.
+    skill fail: the skill's instructions and its other references SHALL still be returned. A symbolic
+    link whose target, relative or absolute, stays inside the skill's directory SHALL be followed.
 
     @id:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded.a-reference-replaced-by-a-link-after-loading-is-not-followed-outside-the-skill @added-by:skill-conformance @needs:symlinks @needs:skill-uri @needs:error-kinds
     Scenario: A reference replaced by a link after loading is not followed outside the skill
@@ -346,6 +347,14 @@ Feature: skill-tools
       When `load_skill` is called with `skill://my-skill/references/huge.md`
       Then the call fails with a not-found, security or invalid-config error
       And no result or error reveals a host path
+
+    @id:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded.a-reference-linking-by-absolute-path-to-a-file-of-its-own-skill-is-read @added-by:skill-conformance @needs:symlinks @needs:skill-uri
+    Scenario: A reference linking by absolute path to a file of its own skill is read
+      Given a skill `my-skill`
+      And the skill `my-skill` has the reference file `references/guide.md` containing `GUIDE-CONTENT`
+      And the skill `my-skill` has the reference `references/alias.md` linking by absolute path to its file `references/guide.md`
+      When `load_skill` is called with `skill://my-skill/references/alias.md`
+      Then the text contains `GUIDE-CONTENT`
 
     @id:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded.a-reference-name-too-long-for-the-file-system-gives-an-error-never-a-crash @added-by:skill-conformance @needs:skill-uri @needs:error-kinds
     Scenario: A reference name too long for the file system gives an error, never a crash

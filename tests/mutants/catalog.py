@@ -672,6 +672,15 @@ MUTANTS = (
         extra=True,
     ),
     Mutant(
+        _I + "RefusesAbsoluteLinksMutant",
+        ST_REF_BOUNDS,
+        _ids(
+            ST_REF_BOUNDS,
+            "a-reference-linking-by-absolute-path-to-a-file-of-its-own-skill-is-read",
+        ),
+        extra=True,
+    ),
+    Mutant(
         _I + "InlinesReferencesByPathMutant",
         ST_REF_BOUNDS,
         _ids(ST_REF_BOUNDS, "a-looping-reference-does-not-stop-a-bare-name-load-of-its-skill"),

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote
 from unittest import mock
+from urllib.parse import unquote
 
 from pydantic_ai import Agent, Tool
 from pydantic_ai.capabilities import AbstractCapability
@@ -257,7 +257,7 @@ class ReadsTextResourcesOnly(SkillToolsProvider):
     """Reads only the text parts of a remote skill: content served as bytes comes back empty."""
 
     async def _find(self, name: str) -> Any:
-        with mock.patch.object(mcp_client, "_binary_text", lambda part: ""):
+        with mock.patch.object(mcp_client, "_binary_text", return_value=""):
             return await super()._find(name)
 
 

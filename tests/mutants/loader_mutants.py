@@ -142,6 +142,8 @@ UnclosedFrontmatterLoadsMutant = mutant(
 HandRolledFrontmatterMutant = mutant(
     "HandRolledFrontmatterMutant", loader=_swapping((frontmatter, "_load", _hand_rolled))
 )
+
+
 def _quote_without_escaping(header: str) -> str:
     # Wrapping a value in single quotes without doubling the single quotes it holds.
     lines = []
@@ -367,9 +369,9 @@ def _located_without_line(path: Path, line: int | None) -> str:
 ProblemsWithoutLinesMutant = mutant(
     "ProblemsWithoutLinesMutant", loader=_swapping((loader, "_located", _located_without_line))
 )
-def _yaml_lines_of_the_frontmatter(
-    error: yaml.YAMLError, header: str
-) -> tuple[int | None, str]:
+
+
+def _yaml_lines_of_the_frontmatter(error: yaml.YAMLError, header: str) -> tuple[int | None, str]:
     # PyYAML counts lines from 0 within the text it was given: the frontmatter, not the file.
     line, message = _yaml_problem(error, header)
     return (None if line is None else line - FIRST_HEADER_LINE + 1), message
