@@ -673,3 +673,41 @@ Feature: skill-loading
       And exactly one problem names `unquoted/SKILL.md` and the line 3
       And exactly one problem names `unclosed/SKILL.md` and the line 5
       And every problem is one line of at most 1000 characters
+
+    @id:each-refused-skill-shall-be-reported-on-one-short-line-naming-its-file-line-and-field.each-unusable-tools-or-mcp-servers-entry-is-reported-at-its-line @added-by:skill-conformance @needs:problems
+    Scenario: Each unusable tools or mcp-servers entry is reported at its line
+      Given a skill `healthy`
+      And a skill folder `entries` whose `SKILL.md` reads
+        """
+        ---
+        name: entries
+        description: Declares entries that cannot be used.
+        mcp-servers:
+          both:
+            command: run-me
+            url: http://127.0.0.1:9/mcp
+          listed-args:
+            command: run-me
+            args: {first: 1}
+          mapped-env:
+            command: run-me
+            env: [A, B]
+          neither:
+            args: [x]
+        tools:
+          - import_path: no-colon-here
+          - type: javascript
+            import_path: json:loads
+          - json:loads
+        ---
+        """
+      When `list_skills` is called
+      Then the skill `healthy` still loads
+      And a problem names `entries/SKILL.md`, the line 5 and `both`
+      And a problem names `entries/SKILL.md`, the line 8 and `listed-args`
+      And a problem names `entries/SKILL.md`, the line 11 and `mapped-env`
+      And a problem names `entries/SKILL.md`, the line 14 and `neither`
+      And a problem names `entries/SKILL.md`, the line 17 and `tools`
+      And a problem names `entries/SKILL.md`, the line 18 and `tools`
+      And a problem names `entries/SKILL.md`, the line 20 and `tools`
+      And every problem is one line of at most 1000 characters

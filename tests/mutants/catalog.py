@@ -555,6 +555,12 @@ MUTANTS = (
         _ids(SL_PROBLEMS, "problems-name-the-file-the-line-and-the-field"),
     ),
     Mutant(
+        _L + "SkipsBadEntriesSilentlyMutant",
+        SL_PROBLEMS,
+        _ids(SL_PROBLEMS, "each-unusable-tools-or-mcp-servers-entry-is-reported-at-its-line"),
+        extra=True,
+    ),
+    Mutant(
         _L + "YamlLinesOfTheFrontmatterMutant",
         SL_PROBLEMS,
         _ids(SL_PROBLEMS, "malformed-yaml-is-reported-at-the-line-where-it-goes-wrong"),

@@ -38,6 +38,8 @@ _parse = frontmatter._parse
 _read_bytes = frontmatter._read_bytes
 _allowed_tools = loader._allowed_tools
 _yaml_problem = frontmatter._yaml_problem
+_tools = loader._tools
+_servers = loader._servers
 
 
 def _swapping(*swaps: tuple[object, str, object]) -> _Load:
@@ -368,6 +370,19 @@ def _located_without_line(path: Path, line: int | None) -> str:
 
 ProblemsWithoutLinesMutant = mutant(
     "ProblemsWithoutLinesMutant", loader=_swapping((loader, "_located", _located_without_line))
+)
+
+
+def _silent(*_: str) -> None:
+    """A report that says nothing."""
+
+
+SkipsBadEntriesSilentlyMutant = mutant(
+    "SkipsBadEntriesSilentlyMutant",
+    loader=_swapping(
+        (loader, "_tools", lambda value, report, lines: _tools(value, _silent, lines)),
+        (loader, "_servers", lambda value, report: _servers(value, _silent)),
+    ),
 )
 
 
