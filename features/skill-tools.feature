@@ -173,7 +173,7 @@ Feature: skill-tools
   @requirement:load-skill-shall-load-reference-files @delta:baseline @upstream-delta:added
   Rule: load_skill SHALL load reference files
     Loading a skill SHALL include the content of the files in its `references/` directory. A single
-    reference SHALL also be readable as `skill://{name}/{path}`, and any file of a skill SHALL be readable
+    reference SHALL also be readable as `skill://{name}/{path}`, giving that file's content alone, and any file of a skill SHALL be readable
     by its path relative to the skill's directory through whatever reader serves skill files to an agent.
     Any path that would lead outside the skill's directory, whether by `..` segments, by their
     percent-encoded forms, by an absolute path or by a symbolic link, SHALL fail with a security error;
@@ -210,6 +210,14 @@ Feature: skill-tools
       And the skill `my-skill` has the reference file `references/guide.md` containing `GUIDE-CONTENT`
       When `load_skill` is called with `skill://my-skill/references/guide.md`
       Then the text contains `GUIDE-CONTENT`
+
+    @id:load-skill-shall-load-reference-files.a-reference-read-by-uri-is-that-file-alone @added-by:skill-conformance @needs:skill-uri
+    Scenario: A reference read by URI is that file alone
+      Given a skill `my-skill` whose instructions are `See the guide.`
+      And the skill `my-skill` has the reference file `references/guide.md` containing `GUIDE-CONTENT`
+      When `load_skill` is called with `skill://my-skill/references/guide.md`
+      Then the text contains `GUIDE-CONTENT`
+      And the text does not contain `See the guide.`
 
     @id:load-skill-shall-load-reference-files.a-reference-that-does-not-exist-is-not-found @added-by:skill-conformance @needs:skill-uri @needs:error-kinds
     Scenario: A reference that does not exist is not found

@@ -285,6 +285,12 @@ MUTANTS = (
         + _ids(ST_LIST, "list-skills-from-multiple-sources"),
     ),
     Mutant(
+        _H + "RendersWholeSkillForReferenceMutant",
+        ST_REFS,
+        _ids(ST_REFS, "a-reference-read-by-uri-is-that-file-alone"),
+        extra=True,
+    ),
+    Mutant(
         _H + "ReadsTextResourcesOnlyMutant",
         ST_DISPATCH,
         _ids(ST_DISPATCH, "a-remote-skill-served-as-bytes-is-loaded-as-its-text"),

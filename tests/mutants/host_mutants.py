@@ -30,9 +30,9 @@ from skill_conformance.reference.registry import (
     ScopeLevel,
 )
 from skill_conformance.reference.resources import SkillResource
-from skill_conformance.reference.skill_tools import SkillToolsProvider
+from skill_conformance.reference.skill_tools import SkillToolsProvider, render_skill
 from skill_conformance.reference.substitution import substitute_arguments
-from skill_conformance.reference.uri import SCHEME, parse_skill_uri
+from skill_conformance.reference.uri import SCHEME, is_skill_uri, parse_skill_uri
 from tests.mutants.base import mutant
 
 _SESSION = Scope(ScopeLevel.SESSION, session_id="session-1")
@@ -271,6 +271,16 @@ class DescribesRemoteSkillsByName(SkillToolsProvider):
         ]
 
 
+class RendersWholeSkillForReference(SkillToolsProvider):
+    """Answers ``skill://{name}/{path}`` with the whole skill, references inlined, not the file."""
+
+    async def load_skill(self, skill_name: str, arguments: str | None = None) -> str:
+        if not is_skill_uri(skill_name):
+            return await super().load_skill(skill_name, arguments)
+        skill = (await self.host.registry.resolve_uri(skill_name, self.scope)).skill
+        return render_skill(skill, arguments, self.host.manager.python_tool_names(skill.name))
+
+
 class OffersOnlyLoadSkill(SkillToolsProvider):
     """Offers `load_skill` but not `list_skills`."""
 
@@ -377,6 +387,9 @@ ReadsTextResourcesOnlyMutant = mutant(
 )
 DescribesRemoteSkillsByNameMutant = mutant(
     "DescribesRemoteSkillsByNameMutant", provider=DescribesRemoteSkillsByName
+)
+RendersWholeSkillForReferenceMutant = mutant(
+    "RendersWholeSkillForReferenceMutant", provider=RendersWholeSkillForReference
 )
 OffersOnlyLoadSkillMutant = mutant("OffersOnlyLoadSkillMutant", provider=OffersOnlyLoadSkill)
 ChildSessionMissesSkillToolsMutant = mutant(
