@@ -364,6 +364,14 @@ Feature: skill-tools
       When `load_skill` is called with `skill://my-skill/references/alias.md`
       Then the text contains `GUIDE-CONTENT`
 
+    @id:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded.a-reference-linking-up-to-a-file-of-its-own-skill-is-read @added-by:skill-conformance @needs:symlinks @needs:skill-uri
+    Scenario: A reference linking up to a file of its own skill is read
+      Given a skill `my-skill`
+      And the skill `my-skill` has the reference file `references/guide.md` containing `GUIDE-CONTENT`
+      And the skill `my-skill` has the reference `references/nested/up.md` linking to `../guide.md`
+      When `load_skill` is called with `skill://my-skill/references/nested/up.md`
+      Then the text contains `GUIDE-CONTENT`
+
     @id:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded.a-reference-name-too-long-for-the-file-system-gives-an-error-never-a-crash @added-by:skill-conformance @needs:skill-uri @needs:error-kinds
     Scenario: A reference name too long for the file system gives an error, never a crash
       Given a skill `my-skill`

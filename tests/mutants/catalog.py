@@ -693,6 +693,12 @@ MUTANTS = (
         extra=True,
     ),
     Mutant(
+        _I + "RefusesLinksUpwardMutant",
+        ST_REF_BOUNDS,
+        _ids(ST_REF_BOUNDS, "a-reference-linking-up-to-a-file-of-its-own-skill-is-read"),
+        extra=True,
+    ),
+    Mutant(
         _I + "InlinesReferencesByPathMutant",
         ST_REF_BOUNDS,
         _ids(ST_REF_BOUNDS, "a-looping-reference-does-not-stop-a-bare-name-load-of-its-skill"),

@@ -208,6 +208,16 @@ def _refusing_absolute_links(skill: str, directory: Path, path: str) -> str:
     return read_reference(skill, directory, path)
 
 
+def _refusing_links_upward(skill: str, directory: Path, path: str) -> str:
+    """Refuses a reference reached through a link whose target climbs with ``..``, even inside."""
+    current = directory
+    for part in path.split("/"):
+        current = current / part
+        if current.is_symlink() and ".." in os.readlink(current).split("/"):
+            raise SecurityError(f"reference {path!r} of skill {skill!r} links upward")
+    return read_reference(skill, directory, path)
+
+
 def _reading_registry(
     read: Callable[[str, Path, str], str], *, absolute: bool
 ) -> type[ExtensionRegistry]:
@@ -239,6 +249,8 @@ FollowsFinalLink = _reading_registry(_read_following_final_link, absolute=False)
 FollowsFinalLink.__doc__ = "Checks the reference's directory only, then follows a final link."
 RefusesAbsoluteLinks = _reading_registry(_refusing_absolute_links, absolute=False)
 RefusesAbsoluteLinks.__doc__ = "Refuses every link with an absolute target, even one inside."
+RefusesLinksUpward = _reading_registry(_refusing_links_upward, absolute=False)
+RefusesLinksUpward.__doc__ = "Refuses every link whose target holds '..', even one staying inside."
 ReadsAbsolutePaths = _reading_registry(_read_by_path, absolute=True)
 ReadsAbsolutePaths.__doc__ = "Reads an absolute reference path as it is, unchecked."
 
@@ -280,6 +292,7 @@ QuotesHostPathsMutant = mutant("QuotesHostPathsMutant", registry=QuotesHostPaths
 FollowsFinalLinkMutant = mutant("FollowsFinalLinkMutant", registry=FollowsFinalLink)
 ReadsAbsolutePathsMutant = mutant("ReadsAbsolutePathsMutant", registry=ReadsAbsolutePaths)
 RefusesAbsoluteLinksMutant = mutant("RefusesAbsoluteLinksMutant", registry=RefusesAbsoluteLinks)
+RefusesLinksUpwardMutant = mutant("RefusesLinksUpwardMutant", registry=RefusesLinksUpward)
 InlinesReferencesByPathMutant = mutant(
     "InlinesReferencesByPathMutant", provider=InlinesReferencesByPath
 )
