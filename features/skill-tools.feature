@@ -107,6 +107,7 @@ Feature: skill-tools
       Given a remote skill provider `hub` offering the skill `remote-bytes` as bytes
       When `load_skill` is called with `remote-bytes`
       Then the text contains `Instructions of remote-bytes.`
+      And the text does not contain `b'Instructions`
 
   @requirement:a-local-skill-shall-take-precedence-over-a-remote-skill-of-the-same-name @delta:baseline @added-by:skill-conformance
   Rule: A local skill SHALL take precedence over a remote skill of the same name
