@@ -203,6 +203,22 @@ Feature: skill-loading
       And the skill `unquoted` loads with the text `Body of unquoted.`
       And the skill `healthy` still loads
 
+    @id:a-value-holding-a-colon-shall-be-read-whole.an-unquoted-value-holding-a-colon-and-an-apostrophe-is-read-whole @added-by:skill-conformance
+    Scenario: An unquoted value holding a colon and an apostrophe is read whole
+      Given a skill `healthy`
+      And a skill folder `apostrophe` whose `SKILL.md` reads
+        """
+        ---
+        name: apostrophe
+        license: MIT
+        description: Use when: the user's notes hold colons
+        ---
+        Body of apostrophe.
+        """
+      When `list_skills` is called
+      Then the listed skill names are exactly `apostrophe` and `healthy`
+      And the listed skill `apostrophe` has the description `Use when: the user's notes hold colons`
+
   @requirement:a-skill-s-name-shall-follow-the-format-and-a-name-differing-from-its-folder-shall-still-load @delta:baseline @added-by:skill-conformance
   Rule: A skill's name SHALL follow the format, and a name differing from its folder SHALL still load
     A skill's `name` SHALL be 1 to 64 characters, each an ASCII lowercase letter, a digit or a hyphen,
@@ -792,4 +808,68 @@ Feature: skill-loading
       And exactly one problem names `laughs/SKILL.md` and `name`
       And exactly one problem names `deep/SKILL.md`
       And exactly one problem names `piped/SKILL.md`
+      And every problem is one line of at most 1000 characters
+
+    @id:each-refused-skill-shall-be-reported-on-one-short-line-naming-its-file-line-and-field.malformed-yaml-is-reported-at-the-line-where-it-goes-wrong @added-by:skill-conformance @needs:problems
+    Scenario: Malformed YAML is reported at the line where it goes wrong
+      Given a skill `healthy`
+      And a skill folder `unquoted` whose `SKILL.md` reads
+        """
+        ---
+        name: unquoted
+        description: "A quote that is never closed.
+        license: MIT
+        ---
+        """
+      And a skill folder `unclosed` whose `SKILL.md` reads
+        """
+        ---
+        name: unclosed
+        description: Its list of tools is never closed.
+        license: MIT
+        allowed-tools: [one, two
+        ---
+        """
+      When `list_skills` is called
+      Then the listed skill names are exactly `healthy`
+      And exactly one problem names `unquoted/SKILL.md` and the line 3
+      And exactly one problem names `unclosed/SKILL.md` and the line 5
+      And every problem is one line of at most 1000 characters
+
+    @id:each-refused-skill-shall-be-reported-on-one-short-line-naming-its-file-line-and-field.each-unusable-tools-or-mcp-servers-entry-is-reported-at-its-line @added-by:skill-conformance @needs:problems
+    Scenario: Each unusable tools or mcp-servers entry is reported at its line
+      Given a skill `healthy`
+      And a skill folder `entries` whose `SKILL.md` reads
+        """
+        ---
+        name: entries
+        description: Declares entries that cannot be used.
+        mcp-servers:
+          both:
+            command: run-me
+            url: http://127.0.0.1:9/mcp
+          listed-args:
+            command: run-me
+            args: {first: 1}
+          mapped-env:
+            command: run-me
+            env: [A, B]
+          neither:
+            args: [x]
+        tools:
+          - import_path: no-colon-here
+          - type: javascript
+            import_path: json:loads
+          - json:loads
+        ---
+        """
+      When `list_skills` is called
+      Then the skill `healthy` still loads
+      And a problem names `entries/SKILL.md`, the line 5 and `both`
+      And a problem names `entries/SKILL.md`, the line 8 and `listed-args`
+      And a problem names `entries/SKILL.md`, the line 11 and `mapped-env`
+      And a problem names `entries/SKILL.md`, the line 14 and `neither`
+      And a problem names `entries/SKILL.md`, the line 17 and `tools`
+      And a problem names `entries/SKILL.md`, the line 18 and `tools`
+      And a problem names `entries/SKILL.md`, the line 20 and `tools`
       And every problem is one line of at most 1000 characters

@@ -78,7 +78,9 @@ Feature: skill-tools
   Rule: load_skill SHALL dispatch via SkillResource protocol for MCP providers
     `load_skill` and `list_skills` SHALL discover remote skills only through capabilities that are skill
     resources (that list, read and check skills), and SHALL ask each of them; a capability that is not a
-    skill resource SHALL be passed over without an error. Local skills SHALL be found as before.
+    skill resource SHALL be passed over without an error. Local skills SHALL be found as before. A remote
+    skill's content served as bytes (an MCP blob resource) SHALL be read as UTF-8 text, a byte that is
+    not UTF-8 replaced rather than failing the load.
 
     @id:load-skill-shall-dispatch-via-skillresource-protocol-for-mcp-providers.skill-discovery-via-protocol @needs:remote-skills @needs:mcp
     Scenario: Skill discovery via protocol
@@ -99,6 +101,13 @@ Feature: skill-tools
       Given a remote skill provider `hub` offering the skills `remote-one`
       When `load_skill` is called with `remote-one`
       Then the text contains `Instructions of remote-one.`
+
+    @id:load-skill-shall-dispatch-via-skillresource-protocol-for-mcp-providers.a-remote-skill-served-as-bytes-is-loaded-as-its-text @added-by:skill-conformance @needs:remote-skills @needs:mcp
+    Scenario: A remote skill served as bytes is loaded as its text
+      Given a remote skill provider `hub` offering the skill `remote-bytes` as bytes
+      When `load_skill` is called with `remote-bytes`
+      Then the text contains `Instructions of remote-bytes.`
+      And the text does not contain `b'Instructions`
 
   @requirement:a-local-skill-shall-take-precedence-over-a-remote-skill-of-the-same-name @delta:baseline @added-by:skill-conformance
   Rule: A local skill SHALL take precedence over a remote skill of the same name
@@ -165,7 +174,7 @@ Feature: skill-tools
   @requirement:load-skill-shall-load-reference-files @delta:baseline @upstream-delta:added
   Rule: load_skill SHALL load reference files
     Loading a skill SHALL include the content of the files in its `references/` directory. A single
-    reference SHALL also be readable as `skill://{name}/{path}`, and any file of a skill SHALL be readable
+    reference SHALL also be readable as `skill://{name}/{path}`, giving that file's content alone, and any file of a skill SHALL be readable
     by its path relative to the skill's directory through whatever reader serves skill files to an agent.
     Any path that would lead outside the skill's directory, whether by `..` segments, by their
     percent-encoded forms, by an absolute path or by a symbolic link, SHALL fail with a security error;
@@ -202,6 +211,14 @@ Feature: skill-tools
       And the skill `my-skill` has the reference file `references/guide.md` containing `GUIDE-CONTENT`
       When `load_skill` is called with `skill://my-skill/references/guide.md`
       Then the text contains `GUIDE-CONTENT`
+
+    @id:load-skill-shall-load-reference-files.a-reference-read-by-uri-is-that-file-alone @added-by:skill-conformance @needs:skill-uri
+    Scenario: A reference read by URI is that file alone
+      Given a skill `my-skill` whose instructions are `See the guide.`
+      And the skill `my-skill` has the reference file `references/guide.md` containing `GUIDE-CONTENT`
+      When `load_skill` is called with `skill://my-skill/references/guide.md`
+      Then the text contains `GUIDE-CONTENT`
+      And the text does not contain `See the guide.`
 
     @id:load-skill-shall-load-reference-files.a-reference-that-does-not-exist-is-not-found @added-by:skill-conformance @needs:skill-uri @needs:error-kinds
     Scenario: A reference that does not exist is not found
@@ -297,7 +314,8 @@ Feature: skill-tools
     than the limit, or whose name is too long for the file system SHALL fail with a not-found, security
     or invalid-config error, never with any other failure, and no error SHALL reveal a host path (the
     skills directory's or one below it). Such a reference SHALL NOT make a bare-name `load_skill` of its
-    skill fail: the skill's instructions and its other references SHALL still be returned.
+    skill fail: the skill's instructions and its other references SHALL still be returned. A symbolic
+    link whose target, relative or absolute, stays inside the skill's directory SHALL be followed.
 
     @id:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded.a-reference-replaced-by-a-link-after-loading-is-not-followed-outside-the-skill @added-by:skill-conformance @needs:symlinks @needs:skill-uri @needs:error-kinds
     Scenario: A reference replaced by a link after loading is not followed outside the skill
@@ -339,6 +357,22 @@ Feature: skill-tools
       Then the call fails with a not-found, security or invalid-config error
       And no result or error reveals a host path
 
+    @id:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded.a-reference-linking-by-absolute-path-to-a-file-of-its-own-skill-is-read @added-by:skill-conformance @needs:symlinks @needs:skill-uri
+    Scenario: A reference linking by absolute path to a file of its own skill is read
+      Given a skill `my-skill`
+      And the skill `my-skill` has the reference file `references/guide.md` containing `GUIDE-CONTENT`
+      And the skill `my-skill` has the reference `references/alias.md` linking by absolute path to its file `references/guide.md`
+      When `load_skill` is called with `skill://my-skill/references/alias.md`
+      Then the text contains `GUIDE-CONTENT`
+
+    @id:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded.a-reference-linking-up-to-a-file-of-its-own-skill-is-read @added-by:skill-conformance @needs:symlinks @needs:skill-uri
+    Scenario: A reference linking up to a file of its own skill is read
+      Given a skill `my-skill`
+      And the skill `my-skill` has the reference file `references/guide.md` containing `GUIDE-CONTENT`
+      And the skill `my-skill` has the reference `references/nested/up.md` linking to `../guide.md`
+      When `load_skill` is called with `skill://my-skill/references/nested/up.md`
+      Then the text contains `GUIDE-CONTENT`
+
     @id:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded.a-reference-name-too-long-for-the-file-system-gives-an-error-never-a-crash @added-by:skill-conformance @needs:skill-uri @needs:error-kinds
     Scenario: A reference name too long for the file system gives an error, never a crash
       Given a skill `my-skill`
@@ -368,6 +402,13 @@ Feature: skill-tools
       When `list_skills` is called
       Then the listed skill `one` has the URI `skill://one`
       And the listed skill `two` has the URI `skill://two`
+
+    @id:list-skills-shall-return-all-visible-skills.a-remote-skill-is-listed-with-the-description-its-provider-gives @added-by:skill-conformance @needs:remote-skills @needs:mcp
+    Scenario: A remote skill is listed with the description its provider gives
+      Given a skill `local-one`
+      And a remote skill provider `hub` offering the skills `remote-one`
+      When `list_skills` is called
+      Then the listed skill `remote-one` has the description `Remote skill remote-one.`
 
   @requirement:load-skill-and-list-skills-shall-be-available-to-all-agents @delta:baseline @upstream-delta:added
   Rule: load_skill and list_skills SHALL be available to all agents

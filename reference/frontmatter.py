@@ -53,7 +53,9 @@ _KINDS = {
     stat.S_ISBLK: "a block device",
     stat.S_ISSOCK: "a socket",
 }
-_COLON_VALUE = re.compile(r"(?P<key>[A-Za-z0-9_-]+):[ \t]+(?P<value>[^\s\"'\[\]{}|>&*!%@`#].*: .*)")
+_COLON_VALUE = re.compile(
+    r"^(?P<key>[A-Za-z0-9_-]+):[ \t]+(?P<value>[^\s\"'\[\]{}|>&*!%@`#].*: .*)$", re.MULTILINE
+)
 """A top-level field whose plain value holds ``: ``, which YAML cannot read unquoted."""
 _CLOSING = re.compile(r"^[ \t]*---[ \t]*$", re.MULTILINE)
 """The line that ends the frontmatter: three dashes alone (a ``---`` inside a value is not it)."""
@@ -252,10 +254,12 @@ def _quote_colon_values(header: str) -> str:
     """``header`` with each unquoted top-level value holding ``: `` single-quoted."""
 
     def quoted(match: re.Match[str]) -> str:
-        value = match["value"].rstrip().replace("'", "''")
+        # Trailing blanks stay inside the quotes: the fields read (description, allowed-tools)
+        # strip or split their value anyway.
+        value = match["value"].replace("'", "''")
         return f"{match['key']}: '{value}'"
 
-    return "\n".join(_COLON_VALUE.sub(quoted, line, count=1) for line in header.split("\n"))
+    return _COLON_VALUE.sub(quoted, header)
 
 
 def _yaml_problem(error: yaml.YAMLError, header: str) -> tuple[int | None, str]:

@@ -99,14 +99,12 @@ def _open_inside(skill: str, directory: Path, root: int, path: str) -> int:
                 if links > _MAX_LINKS:
                     raise ReferenceNotFoundError(skill, path, "symbolic link loop") from None
                 if os.path.isabs(target):
-                    relative = _inside_root(directory, target)
-                    if relative is None:
-                        raise _outside(skill, path) from None
+                    # From the root again: a target outside starts with "..", refused just below.
                     for fd in fds:
                         os.close(fd)
                     fds.clear()
                     walked.clear()
-                    target = relative
+                    target = _from_root(directory, target)
                 pending[:0] = _components(target)
                 continue
             if last:
@@ -133,15 +131,9 @@ def _link_target(name: str, parent: int, error: OSError) -> str | None:
         return None
 
 
-def _inside_root(directory: Path, target: str) -> str | None:
-    """``target``, an absolute path, relative to the skill's real directory; None if outside."""
-    root = os.path.realpath(directory)
-    relative = os.path.relpath(os.path.normpath(target), root)
-    if relative == os.curdir:
-        return ""
-    if relative == os.pardir or relative.startswith(os.pardir + os.sep):
-        return None
-    return relative
+def _from_root(directory: Path, target: str) -> str:
+    """``target``, an absolute path, relative to the skill's real directory (``..`` if outside)."""
+    return os.path.relpath(os.path.normpath(target), os.path.realpath(directory))
 
 
 def _read_bounded(skill: str, path: str, fd: int) -> bytes:

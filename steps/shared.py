@@ -184,6 +184,12 @@ def given_remote_provider(conformance: ScenarioContext, label: str, skills: list
     conformance.children.append(McpChild(label=label, server=server))
 
 
+@given(step("a remote skill provider `{label:v}` offering the skill `{skill:v}` as bytes"))
+def given_remote_binary(conformance: ScenarioContext, label: str, skill: str) -> None:
+    server = conformance.world.server_command(label, binary_skills=[skill])
+    conformance.children.append(McpChild(label=label, server=server))
+
+
 # -- the agent's tools -----
 
 
@@ -309,7 +315,8 @@ def then_fails_with(conformance: ScenarioContext, kind: str) -> None:
 
 @then(step("the call fails with a {kind:v} error naming `{name:v}`"))
 def then_fails_naming(conformance: ScenarioContext, kind: str, name: str) -> None:
-    error = conformance.expect_error(ErrorKind(kind))
+    """As ``the call fails with a ... error``, and its message holds ``name``."""
+    error = conformance.expect_error(*[ErrorKind(k) for k in re.split(r", | or ", kind)])
     expect(
         name in error.message,
         f"the error does not name {name!r}",

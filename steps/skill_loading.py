@@ -288,7 +288,33 @@ def then_one_problem_field(conformance: ScenarioContext, path: str, field: str) 
 def then_one_problem_line(conformance: ScenarioContext, path: str, line: int, field: str) -> None:
     problem = _problems_naming(conformance, path)
     _expect_field(problem, field)
-    where = rf"{re.escape(path)}:{line}(?![0-9])|\bline {line}(?![0-9])"
+    _expect_line(problem, path, line)
+
+
+@then(step("exactly one problem names `{path:v}` and the line {line:n}"))
+def then_one_problem_at(conformance: ScenarioContext, path: str, line: int) -> None:
+    _expect_line(_problems_naming(conformance, path), path, line)
+
+
+@then(step("a problem names `{path:v}`, the line {line:n} and `{field:v}`"))
+def then_a_problem_at(conformance: ScenarioContext, path: str, line: int, field: str) -> None:
+    problems = list(conformance.start().problems())
+    found = [p for p in problems if path in p and field in p and re.search(_at(path, line), p)]
+    expect(
+        bool(found),
+        f"no problem names {path!r}, the line {line} and {field!r}",
+        expected=f"a problem naming {path!r}, the line {line} and {field!r}",
+        observed=f"{[_excerpt(p) for p in problems]}",
+    )
+
+
+def _at(path: str, line: int) -> str:
+    """A pattern of ``path:line`` or ``line N`` in a problem."""
+    return rf"{re.escape(path)}:{line}(?![0-9])|\bline {line}(?![0-9])"
+
+
+def _expect_line(problem: str, path: str, line: int) -> None:
+    where = _at(path, line)
     expect(
         re.search(where, problem) is not None,
         "the problem does not name the line",

@@ -21,6 +21,19 @@ def given_skill_link(conformance: ScenarioContext, skill: str, path: str, target
     conformance.world.skill(skill).links[path] = target
 
 
+@given(
+    step(
+        "the skill `{skill:v}` has the reference `{path:v}` linking by absolute path"
+        " to its file `{target:v}`"
+    )
+)
+def given_skill_absolute_link(
+    conformance: ScenarioContext, skill: str, path: str, target: str
+) -> None:
+    world = conformance.world
+    world.skill(skill).links[path] = str(world.skills_dir / skill / target)
+
+
 @given(step("a file `{name:v}` containing `{text:v}` next to the skills directory"))
 def given_outside_file(conformance: ScenarioContext, name: str, text: str) -> None:
     conformance.world.outside_file(name, text)

@@ -285,6 +285,24 @@ MUTANTS = (
         + _ids(ST_LIST, "list-skills-from-multiple-sources"),
     ),
     Mutant(
+        _H + "RendersWholeSkillForReferenceMutant",
+        ST_REFS,
+        _ids(ST_REFS, "a-reference-read-by-uri-is-that-file-alone"),
+        extra=True,
+    ),
+    Mutant(
+        _H + "ReadsTextResourcesOnlyMutant",
+        ST_DISPATCH,
+        _ids(ST_DISPATCH, "a-remote-skill-served-as-bytes-is-loaded-as-its-text"),
+        extra=True,
+    ),
+    Mutant(
+        _H + "DescribesRemoteSkillsByNameMutant",
+        ST_LIST,
+        _ids(ST_LIST, "a-remote-skill-is-listed-with-the-description-its-provider-gives"),
+        extra=True,
+    ),
+    Mutant(
         _H + "AsksEveryChildMutant",
         ST_DISPATCH,
         _ids(ST_DISPATCH, "non-skillresource-capabilities-are-skipped"),
@@ -424,6 +442,12 @@ MUTANTS = (
         _ids(SL_COLON, "an-unquoted-value-holding-a-colon-is-read-whole"),
     ),
     Mutant(
+        _L + "QuotesColonValuesUnescapedMutant",
+        SL_COLON,
+        _ids(SL_COLON, "an-unquoted-value-holding-a-colon-and-an-apostrophe-is-read-whole"),
+        extra=True,
+    ),
+    Mutant(
         _L + "HandRolledFrontmatterMutant",
         SL_COLON,
         _ids(SL_COLON, "a-quoted-value-holding-a-colon"),
@@ -537,6 +561,18 @@ MUTANTS = (
         _ids(SL_PROBLEMS, "problems-name-the-file-the-line-and-the-field"),
     ),
     Mutant(
+        _L + "SkipsBadEntriesSilentlyMutant",
+        SL_PROBLEMS,
+        _ids(SL_PROBLEMS, "each-unusable-tools-or-mcp-servers-entry-is-reported-at-its-line"),
+        extra=True,
+    ),
+    Mutant(
+        _L + "YamlLinesOfTheFrontmatterMutant",
+        SL_PROBLEMS,
+        _ids(SL_PROBLEMS, "malformed-yaml-is-reported-at-the-line-where-it-goes-wrong"),
+        extra=True,
+    ),
+    Mutant(
         _L + "QuotesValuesWholeMutant",
         SL_PROBLEMS,
         _ids(SL_PROBLEMS, "hostile-input-gives-short-problem-lines"),
@@ -645,6 +681,21 @@ MUTANTS = (
             ST_REF_BOUNDS,
             "a-reference-replaced-by-a-link-after-loading-is-not-followed-outside-the-skill",
         ),
+        extra=True,
+    ),
+    Mutant(
+        _I + "RefusesAbsoluteLinksMutant",
+        ST_REF_BOUNDS,
+        _ids(
+            ST_REF_BOUNDS,
+            "a-reference-linking-by-absolute-path-to-a-file-of-its-own-skill-is-read",
+        ),
+        extra=True,
+    ),
+    Mutant(
+        _I + "RefusesLinksUpwardMutant",
+        ST_REF_BOUNDS,
+        _ids(ST_REF_BOUNDS, "a-reference-linking-up-to-a-file-of-its-own-skill-is-read"),
         extra=True,
     ),
     Mutant(

@@ -5,12 +5,14 @@ from __future__ import annotations
 import re
 from pathlib import Path
 from typing import Any
+from unittest import mock
 from urllib.parse import unquote
 
 from pydantic_ai import Agent, Tool
 from pydantic_ai.capabilities import AbstractCapability
 from pydantic_ai.toolsets import AbstractToolset, FunctionToolset
 
+from skill_conformance.reference import mcp_client
 from skill_conformance.reference.capabilities import McpServerCap
 from skill_conformance.reference.errors import (
     ReferenceNotFoundError,
@@ -28,9 +30,9 @@ from skill_conformance.reference.registry import (
     ScopeLevel,
 )
 from skill_conformance.reference.resources import SkillResource
-from skill_conformance.reference.skill_tools import SkillToolsProvider
+from skill_conformance.reference.skill_tools import SkillToolsProvider, render_skill
 from skill_conformance.reference.substitution import substitute_arguments
-from skill_conformance.reference.uri import SCHEME, parse_skill_uri
+from skill_conformance.reference.uri import SCHEME, is_skill_uri, parse_skill_uri
 from tests.mutants.base import mutant
 
 _SESSION = Scope(ScopeLevel.SESSION, session_id="session-1")
@@ -251,6 +253,34 @@ class ListsLocalSkillsWithoutUri(SkillToolsProvider):
         return [{**entry, "uri": None} for entry in await super().list_skills()]
 
 
+class ReadsTextResourcesOnly(SkillToolsProvider):
+    """Reads only the text parts of a remote skill: content served as bytes comes back empty."""
+
+    async def _find(self, name: str) -> Any:
+        with mock.patch.object(mcp_client, "_binary_text", return_value=""):
+            return await super()._find(name)
+
+
+class DescribesRemoteSkillsByName(SkillToolsProvider):
+    """Lists a remote skill with its name as its description, not the one its provider gives."""
+
+    async def list_skills(self) -> list[dict[str, str | None]]:
+        return [
+            entry if entry["source"] == "local" else {**entry, "description": entry["name"]}
+            for entry in await super().list_skills()
+        ]
+
+
+class RendersWholeSkillForReference(SkillToolsProvider):
+    """Answers ``skill://{name}/{path}`` with the whole skill, references inlined, not the file."""
+
+    async def load_skill(self, skill_name: str, arguments: str | None = None) -> str:
+        if not is_skill_uri(skill_name):
+            return await super().load_skill(skill_name, arguments)
+        skill = (await self.host.registry.resolve_uri(skill_name, self.scope)).skill
+        return render_skill(skill, arguments, self.host.manager.python_tool_names(skill.name))
+
+
 class OffersOnlyLoadSkill(SkillToolsProvider):
     """Offers `load_skill` but not `list_skills`."""
 
@@ -351,6 +381,15 @@ SubstitutesTwiceMutant = mutant("SubstitutesTwiceMutant", provider=SubstitutesTw
 LeavesOutReferencesMutant = mutant("LeavesOutReferencesMutant", provider=LeavesOutReferences)
 ListsLocalSkillsWithoutUriMutant = mutant(
     "ListsLocalSkillsWithoutUriMutant", provider=ListsLocalSkillsWithoutUri
+)
+ReadsTextResourcesOnlyMutant = mutant(
+    "ReadsTextResourcesOnlyMutant", provider=ReadsTextResourcesOnly
+)
+DescribesRemoteSkillsByNameMutant = mutant(
+    "DescribesRemoteSkillsByNameMutant", provider=DescribesRemoteSkillsByName
+)
+RendersWholeSkillForReferenceMutant = mutant(
+    "RendersWholeSkillForReferenceMutant", provider=RendersWholeSkillForReference
 )
 OffersOnlyLoadSkillMutant = mutant("OffersOnlyLoadSkillMutant", provider=OffersOnlyLoadSkill)
 ChildSessionMissesSkillToolsMutant = mutant(

@@ -9,6 +9,7 @@ after a check, or errors quoting the host's paths.
 from __future__ import annotations
 
 import importlib
+import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -26,7 +27,7 @@ from skill_conformance.reference.isolation import IsolatedToolset, ServerHealth
 from skill_conformance.reference.manager import SkillManagerCap
 from skill_conformance.reference.mcp_client import McpServer
 from skill_conformance.reference.pool import SkillPool
-from skill_conformance.reference.references import list_references
+from skill_conformance.reference.references import list_references, read_reference
 from skill_conformance.reference.registry import POOL_SCOPE, ExtensionRegistry, ResolvedURI, Scope
 from skill_conformance.reference.skill import McpServerSpec, Skill
 from skill_conformance.reference.skill_tools import SkillToolsProvider, render_skill
@@ -197,6 +198,26 @@ def _read_following_final_link(skill: str, directory: Path, path: str) -> str:
         raise ReferenceNotFoundError(skill, path) from None
 
 
+def _refusing_absolute_links(skill: str, directory: Path, path: str) -> str:
+    """Refuses a reference reached through a link with an absolute target, even one inside."""
+    current = directory
+    for part in path.split("/"):
+        current = current / part
+        if current.is_symlink() and os.path.isabs(os.readlink(current)):
+            raise SecurityError(f"reference {path!r} of skill {skill!r} links by absolute path")
+    return read_reference(skill, directory, path)
+
+
+def _refusing_links_upward(skill: str, directory: Path, path: str) -> str:
+    """Refuses a reference reached through a link whose target climbs with ``..``, even inside."""
+    current = directory
+    for part in path.split("/"):
+        current = current / part
+        if current.is_symlink() and ".." in os.readlink(current).split("/"):
+            raise SecurityError(f"reference {path!r} of skill {skill!r} links upward")
+    return read_reference(skill, directory, path)
+
+
 def _reading_registry(
     read: Callable[[str, Path, str], str], *, absolute: bool
 ) -> type[ExtensionRegistry]:
@@ -226,6 +247,10 @@ QuotesHostPaths = _reading_registry(_read_quoting_host_paths, absolute=False)
 QuotesHostPaths.__doc__ = "Reads references within bounds, but its errors quote absolute paths."
 FollowsFinalLink = _reading_registry(_read_following_final_link, absolute=False)
 FollowsFinalLink.__doc__ = "Checks the reference's directory only, then follows a final link."
+RefusesAbsoluteLinks = _reading_registry(_refusing_absolute_links, absolute=False)
+RefusesAbsoluteLinks.__doc__ = "Refuses every link with an absolute target, even one inside."
+RefusesLinksUpward = _reading_registry(_refusing_links_upward, absolute=False)
+RefusesLinksUpward.__doc__ = "Refuses every link whose target holds '..', even one staying inside."
 ReadsAbsolutePaths = _reading_registry(_read_by_path, absolute=True)
 ReadsAbsolutePaths.__doc__ = "Reads an absolute reference path as it is, unchecked."
 
@@ -266,6 +291,8 @@ ReadsReferencesByPathMutant = mutant("ReadsReferencesByPathMutant", registry=Rea
 QuotesHostPathsMutant = mutant("QuotesHostPathsMutant", registry=QuotesHostPaths)
 FollowsFinalLinkMutant = mutant("FollowsFinalLinkMutant", registry=FollowsFinalLink)
 ReadsAbsolutePathsMutant = mutant("ReadsAbsolutePathsMutant", registry=ReadsAbsolutePaths)
+RefusesAbsoluteLinksMutant = mutant("RefusesAbsoluteLinksMutant", registry=RefusesAbsoluteLinks)
+RefusesLinksUpwardMutant = mutant("RefusesLinksUpwardMutant", registry=RefusesLinksUpward)
 InlinesReferencesByPathMutant = mutant(
     "InlinesReferencesByPathMutant", provider=InlinesReferencesByPath
 )

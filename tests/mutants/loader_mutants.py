@@ -25,7 +25,7 @@ from unittest import mock
 import yaml
 
 from skill_conformance.reference import frontmatter, loader
-from skill_conformance.reference.frontmatter import FrontmatterError
+from skill_conformance.reference.frontmatter import FIRST_HEADER_LINE, FrontmatterError
 from skill_conformance.reference.loader import LoadResult, load_skill_dir, load_skills
 from skill_conformance.reference.skill import Skill
 from tests.mutants.base import mutant
@@ -37,6 +37,9 @@ _split = frontmatter._split
 _parse = frontmatter._parse
 _read_bytes = frontmatter._read_bytes
 _allowed_tools = loader._allowed_tools
+_yaml_problem = frontmatter._yaml_problem
+_tools = loader._tools
+_servers = loader._servers
 
 
 def _swapping(*swaps: tuple[object, str, object]) -> _Load:
@@ -140,6 +143,21 @@ UnclosedFrontmatterLoadsMutant = mutant(
 )
 HandRolledFrontmatterMutant = mutant(
     "HandRolledFrontmatterMutant", loader=_swapping((frontmatter, "_load", _hand_rolled))
+)
+
+
+def _quote_without_escaping(header: str) -> str:
+    # Wrapping a value in single quotes without doubling the single quotes it holds.
+    lines = []
+    for line in header.split("\n"):
+        match = frontmatter._COLON_VALUE.match(line)
+        lines.append(f"{match['key']}: '{match['value'].rstrip()}'" if match else line)
+    return "\n".join(lines)
+
+
+QuotesColonValuesUnescapedMutant = mutant(
+    "QuotesColonValuesUnescapedMutant",
+    loader=_swapping((frontmatter, "_quote_colon_values", _quote_without_escaping)),
 )
 ReadsNoColonValuesMutant = mutant(
     "ReadsNoColonValuesMutant",
@@ -352,6 +370,31 @@ def _located_without_line(path: Path, line: int | None) -> str:
 
 ProblemsWithoutLinesMutant = mutant(
     "ProblemsWithoutLinesMutant", loader=_swapping((loader, "_located", _located_without_line))
+)
+
+
+def _silent(*_: str) -> None:
+    """A report that says nothing."""
+
+
+SkipsBadEntriesSilentlyMutant = mutant(
+    "SkipsBadEntriesSilentlyMutant",
+    loader=_swapping(
+        (loader, "_tools", lambda value, report, lines: _tools(value, _silent, lines)),
+        (loader, "_servers", lambda value, report: _servers(value, _silent)),
+    ),
+)
+
+
+def _yaml_lines_of_the_frontmatter(error: yaml.YAMLError, header: str) -> tuple[int | None, str]:
+    # PyYAML counts lines from 0 within the text it was given: the frontmatter, not the file.
+    line, message = _yaml_problem(error, header)
+    return (None if line is None else line - FIRST_HEADER_LINE + 1), message
+
+
+YamlLinesOfTheFrontmatterMutant = mutant(
+    "YamlLinesOfTheFrontmatterMutant",
+    loader=_swapping((frontmatter, "_yaml_problem", _yaml_lines_of_the_frontmatter)),
 )
 QuotesValuesWholeMutant = mutant(
     "QuotesValuesWholeMutant",

@@ -270,9 +270,13 @@ class World:
         *,
         tools: Sequence[str] = (),
         skills: Sequence[str] = (),
+        binary_skills: Sequence[str] = (),
         logged: bool = True,
     ) -> ServerCommand:
-        """The command starting the suite's test MCP server (``logged``: to this world's log)."""
+        """The command starting the suite's test MCP server (``logged``: to this world's log).
+
+        ``binary_skills`` are served as bytes (blobs) ending in one byte that is not UTF-8.
+        """
         args = ["-m", SERVER_MODULE, "--label", label]
         if logged:
             args += ["--log", str(self.mcp_log)]
@@ -282,6 +286,8 @@ class World:
             args += ["--tool", tool]
         for skill in skills:
             args += ["--skill", skill]
+        for skill in binary_skills:
+            args += ["--binary-skill", skill]
         return ServerCommand(command=sys.executable, args=tuple(args))
 
     def outside_file(self, name: str, content: str) -> Path:
