@@ -203,7 +203,7 @@ Feature: skill-loading
       And the skill `unquoted` loads with the text `Body of unquoted.`
       And the skill `healthy` still loads
 
-    @id:a-value-holding-a-colon-shall-be-read-whole.an-unquoted-value-holding-a-colon-and-an-apostrophe-is-read-whole @added-by:skill-conformance
+    @id:a-value-holding-a-colon-shall-be-read-whole.an-unquoted-value-holding-a-colon-and-an-apostrophe-is-read-whole @added-by:skill-conformance @needs:lenient-loading
     Scenario: An unquoted value holding a colon and an apostrophe is read whole
       Given a skill `healthy`
       And a skill folder `apostrophe` whose `SKILL.md` reads
@@ -836,7 +836,7 @@ Feature: skill-loading
       And exactly one problem names `unclosed/SKILL.md` and the line 5
       And every problem is one line of at most 1000 characters
 
-    @id:each-refused-skill-shall-be-reported-on-one-short-line-naming-its-file-line-and-field.each-unusable-tools-or-mcp-servers-entry-is-reported-at-its-line @added-by:skill-conformance @needs:problems
+    @id:each-refused-skill-shall-be-reported-on-one-short-line-naming-its-file-line-and-field.each-unusable-tools-or-mcp-servers-entry-is-reported-at-its-line @added-by:skill-conformance @needs:python-tools @needs:mcp @needs:problems
     Scenario: Each unusable tools or mcp-servers entry is reported at its line
       Given a skill `healthy`
       And a skill folder `entries` whose `SKILL.md` reads
