@@ -160,8 +160,11 @@ def serve(args: argparse.Namespace, pid: int | None = None) -> int:
     signal.signal(signal.SIGTERM, on_term)
     try:
         if args.mode == "hang":
-            while True:
-                time.sleep(3600)
+            # Read every request and answer none, until the client closes stdin, as a stdio
+            # server stuck in its handshake does (SIGTERM stops it sooner).
+            while os.read(0, 65536):
+                pass
+            return 0
         server = build_server(args.label, args.tool, args.skill, args.binary_skill)
         if args.http is None:
             server.run("stdio")

@@ -20,7 +20,8 @@ then one byte that is not UTF-8 (``0xff``).
 HTTP server has no stdin to lose, so it stops by itself when its parent process is gone (even
 killed with SIGKILL), instead of outliving the run that started it.
 
-``--mode`` makes it misbehave on purpose: ``crash`` exits before serving, ``hang`` never answers.
+``--mode`` makes it misbehave on purpose: ``crash`` exits before serving, ``hang`` reads every
+request and answers none (it exits when stdin closes, or on SIGTERM).
 
 ``--zygote ADDRESS`` has the warm parent at ``ADDRESS`` (:mod:`skill_conformance.testing.zygote`)
 fork the server, which then serves this process's stdio; this process stays, forwards signals and
