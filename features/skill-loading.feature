@@ -701,7 +701,11 @@ Feature: skill-loading
     single line of at most 1,000 characters that names the `SKILL.md` file, the line of that file where
     the problem is (when the file was read far enough to know it), and the field at fault. A value
     quoted in a problem SHALL be cut to a short excerpt, so that no input, however large, makes a
-    problem line large. Which skills are refused depends on the choices above, so a scenario whose
+    problem line large. A `tools` or `mcp-servers` entry that cannot be used SHALL be reported as a
+    problem at the entry's own line: a tool whose `import_path` is not a non-empty module and a
+    non-empty function joined by a colon, or whose `type` is not Python, and a server without exactly
+    one of a command and a URL, or whose arguments are not a list or whose environment is not a
+    mapping. Which skills are refused depends on the choices above, so a scenario whose
     skills only some implementations refuse needs the same abilities as the requirement that refuses
     them.
 
@@ -861,6 +865,8 @@ Feature: skill-loading
           - type: javascript
             import_path: json:loads
           - json:loads
+          - import_path: ":loads"
+          - import_path: "json: "
         ---
         """
       When `list_skills` is called
@@ -872,4 +878,6 @@ Feature: skill-loading
       And a problem names `entries/SKILL.md`, the line 17 and `tools`
       And a problem names `entries/SKILL.md`, the line 18 and `tools`
       And a problem names `entries/SKILL.md`, the line 20 and `tools`
+      And a problem names `entries/SKILL.md`, the line 21 and `tools`
+      And a problem names `entries/SKILL.md`, the line 22 and `tools`
       And every problem is one line of at most 1000 characters

@@ -136,6 +136,14 @@ Feature: skill-manager-cap
       When the agent's tools are listed
       Then the agent sees exactly the tools `open__tool__read`, `open__tool__write` and `ping`
 
+    @id:skillmanagercap-shall-filter-tools-via-composite-allowed-tools-filter.a-tool-of-no-skill-whose-name-starts-like-a-filtered-skill-s-tools-stays @added-by:skill-conformance @needs:python-tools @needs:allowed-tools
+    Scenario: A tool of no skill whose name starts like a filtered skill's tools stays
+      Given a skill `data` declaring the Python tools `read` and `write`
+      And the skill `data` allows only the tool `read`
+      And a tool `data__helper` that belongs to no skill
+      When the agent's tools are listed
+      Then the agent sees exactly the tools `data__tool__read` and `data__helper`
+
     @id:skillmanagercap-shall-filter-tools-via-composite-allowed-tools-filter.allowed-tools-empty-list-filters-all-skill-tools @needs:python-tools @needs:allowed-tools
     Scenario: allowed_tools empty list filters all skill tools
       Given a skill `blocked` declaring the Python tools `read` and `write`

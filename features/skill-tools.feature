@@ -312,7 +312,8 @@ Feature: skill-tools
     be bounded: a file larger than a limit the implementation states (16 MiB at most) SHALL NOT be read
     whole. A reference that is a symbolic link loop, is not a regular file, cannot be read, is larger
     than the limit, or whose name is too long for the file system SHALL fail with a not-found, security
-    or invalid-config error, never with any other failure, and no error SHALL reveal a host path (the
+    or invalid-config error, never with any other failure and never by blocking (a named pipe that no
+    process writes to is such a reference), and no error SHALL reveal a host path (the
     skills directory's or one below it). Such a reference SHALL NOT make a bare-name `load_skill` of its
     skill fail: the skill's instructions and its other references SHALL still be returned. A symbolic
     link whose target, relative or absolute, stays inside the skill's directory SHALL be followed.
@@ -355,6 +356,24 @@ Feature: skill-tools
       And the skill `my-skill` has the sparse reference file `references/huge.md` of 17 MiB
       When `load_skill` is called with `skill://my-skill/references/huge.md`
       Then the call fails with a not-found, security or invalid-config error
+      And no result or error reveals a host path
+
+    @id:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded.a-reference-that-is-a-named-pipe-gives-an-error-without-blocking @added-by:skill-conformance @needs:skill-uri @needs:error-kinds
+    Scenario: A reference that is a named pipe gives an error without blocking
+      Given a skill `my-skill`
+      And the skill `my-skill` has the reference `references/pipe.md` that is a named pipe
+      When `load_skill` is called with `skill://my-skill/references/pipe.md`, which must finish without blocking
+      Then the call fails with a not-found, security or invalid-config error
+      And no result or error reveals a host path
+
+    @id:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded.a-named-pipe-among-the-references-does-not-stop-a-bare-name-load-of-its-skill @added-by:skill-conformance @needs:inline-references
+    Scenario: A named pipe among the references does not stop a bare-name load of its skill
+      Given a skill `my-skill` whose instructions are `See the guide.`
+      And the skill `my-skill` has the reference file `references/guide.md` containing `GUIDE-CONTENT`
+      And the skill `my-skill` has the reference `references/pipe.md` that is a named pipe
+      When `load_skill` is called with `my-skill`, which must finish without blocking
+      Then the text contains `See the guide.`
+      And the text contains `GUIDE-CONTENT`
       And no result or error reveals a host path
 
     @id:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded.a-reference-linking-by-absolute-path-to-a-file-of-its-own-skill-is-read @added-by:skill-conformance @needs:symlinks @needs:skill-uri

@@ -21,6 +21,11 @@ def given_skill_link(conformance: ScenarioContext, skill: str, path: str, target
     conformance.world.skill(skill).links[path] = target
 
 
+@given(step("the skill `{skill:v}` has the reference `{path:v}` that is a named pipe"))
+def given_skill_pipe(conformance: ScenarioContext, skill: str, path: str) -> None:
+    conformance.world.pipe_file(skill, path)
+
+
 @given(
     step(
         "the skill `{skill:v}` has the reference `{path:v}` linking by absolute path"
@@ -44,6 +49,12 @@ def given_outside_file(conformance: ScenarioContext, name: str, text: str) -> No
 def when_load_skill(conformance: ScenarioContext, skill: str, arguments: str | None = None) -> None:
     conformance.loaded = skill
     conformance.attempt(lambda: conformance.start().load_skill(skill, arguments))
+
+
+@when(step("`load_skill` is called with `{skill:v}`, which must finish without blocking"))
+def when_load_skill_bounded(conformance: ScenarioContext, skill: str) -> None:
+    conformance.loaded = skill
+    conformance.attempt(lambda: conformance.bounded(lambda: conformance.start().load_skill(skill)))
 
 
 @when(step("the file `{path:v}` of the skill `{skill:v}` is read"))

@@ -209,6 +209,15 @@ MUTANTS = (
         _ids(SMC_FILTER, "a-skill-name-that-is-a-prefix-of-another-is-filtered-on-its-own"),
     ),
     Mutant(
+        _M + "FiltersEveryToolNamedAfterSkillMutant",
+        SMC_FILTER,
+        _ids(
+            SMC_FILTER,
+            "a-tool-of-no-skill-whose-name-starts-like-a-filtered-skill-s-tools-stays",
+        ),
+        extra=True,
+    ),
+    Mutant(
         _M + "BareNameAfterLastSeparatorMutant",
         SMC_FILTER,
         _ids(SMC_FILTER, "an-allowed-mcp-tool-whose-name-contains-a-double-underscore-stays"),
@@ -702,6 +711,21 @@ MUTANTS = (
         _I + "InlinesReferencesByPathMutant",
         ST_REF_BOUNDS,
         _ids(ST_REF_BOUNDS, "a-looping-reference-does-not-stop-a-bare-name-load-of-its-skill"),
+        extra=True,
+    ),
+    Mutant(
+        _I + "OpensPipesBlockingMutant",
+        ST_REF_BOUNDS,
+        _ids(ST_REF_BOUNDS, "a-reference-that-is-a-named-pipe-gives-an-error-without-blocking"),
+        extra=True,
+    ),
+    Mutant(
+        _I + "InlinesPipesBlockingMutant",
+        ST_REF_BOUNDS,
+        _ids(
+            ST_REF_BOUNDS,
+            "a-named-pipe-among-the-references-does-not-stop-a-bare-name-load-of-its-skill",
+        ),
         extra=True,
     ),
 )

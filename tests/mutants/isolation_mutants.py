@@ -198,6 +198,21 @@ def _read_following_final_link(skill: str, directory: Path, path: str) -> str:
         raise ReferenceNotFoundError(skill, path) from None
 
 
+def _read_opening_blocking(skill: str, directory: Path, path: str) -> str:
+    """Checks containment and that the reference exists, then opens it for a bounded read."""
+    root = directory.resolve()
+    target = (root / path).resolve()
+    if not target.is_relative_to(root):
+        raise SecurityError(f"reference {path!r} of skill {skill!r} leads outside its directory")
+    if not target.exists() or target.is_dir():
+        raise ReferenceNotFoundError(skill, path)
+    with target.open("rb") as handle:  # a named pipe blocks here until someone writes
+        data = handle.read(16 * 1024 * 1024 + 1)
+    if len(data) > 16 * 1024 * 1024:
+        raise ReferenceNotFoundError(skill, path)
+    return data.decode("utf-8", errors="replace")
+
+
 def _refusing_absolute_links(skill: str, directory: Path, path: str) -> str:
     """Refuses a reference reached through a link with an absolute target, even one inside."""
     current = directory
@@ -251,6 +266,8 @@ RefusesAbsoluteLinks = _reading_registry(_refusing_absolute_links, absolute=Fals
 RefusesAbsoluteLinks.__doc__ = "Refuses every link with an absolute target, even one inside."
 RefusesLinksUpward = _reading_registry(_refusing_links_upward, absolute=False)
 RefusesLinksUpward.__doc__ = "Refuses every link whose target holds '..', even one staying inside."
+OpensPipesBlocking = _reading_registry(_read_opening_blocking, absolute=False)
+OpensPipesBlocking.__doc__ = "Reads any reference that exists and is no folder, opened blocking."
 ReadsAbsolutePaths = _reading_registry(_read_by_path, absolute=True)
 ReadsAbsolutePaths.__doc__ = "Reads an absolute reference path as it is, unchecked."
 
@@ -269,6 +286,26 @@ class InlinesReferencesByPath(SkillToolsProvider):
         sections = [head]
         for path in list_references(skill.directory):
             content = _read_by_path(skill.name, skill.directory, path)
+            sections.append(f"## Reference: {path}\n{content}")
+        return "\n\n".join(sections) + "\n"
+
+
+class InlinesPipesBlocking(SkillToolsProvider):
+    """A bare-name load inlines each reference, opened blocking; one that fails is left out."""
+
+    async def load_skill(self, skill_name: str, arguments: str | None = None) -> str:
+        text = await super().load_skill(skill_name, arguments)
+        if is_skill_uri(skill_name):
+            return text
+        skill = await self._find(skill_name)
+        if skill.directory is None:
+            return text
+        sections = [text.split("\n\n## Reference: ")[0]]
+        for path in list_references(skill.directory):
+            try:
+                content = _read_opening_blocking(skill.name, skill.directory, path)
+            except (ReferenceNotFoundError, SecurityError):
+                continue
             sections.append(f"## Reference: {path}\n{content}")
         return "\n\n".join(sections) + "\n"
 
@@ -296,3 +333,5 @@ RefusesLinksUpwardMutant = mutant("RefusesLinksUpwardMutant", registry=RefusesLi
 InlinesReferencesByPathMutant = mutant(
     "InlinesReferencesByPathMutant", provider=InlinesReferencesByPath
 )
+OpensPipesBlockingMutant = mutant("OpensPipesBlockingMutant", registry=OpensPipesBlocking)
+InlinesPipesBlockingMutant = mutant("InlinesPipesBlockingMutant", provider=InlinesPipesBlocking)

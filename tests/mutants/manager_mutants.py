@@ -129,6 +129,18 @@ class FiltersByBareNamePrefix(SkillManagerCap):
         return _filter(self, toolset, owner=lambda tool, skill: tool.startswith(skill))
 
 
+class FiltersEveryToolNamedAfterSkill(SkillManagerCap):
+    """Takes every tool named ``{skill}__...`` for the skill's, so a host's `data__helper` too."""
+
+    def get_wrapper_toolset(self, toolset: AbstractToolset[Any]) -> AbstractToolset[Any] | None:
+        return _filter(
+            self,
+            toolset,
+            owner=lambda tool, skill: tool.startswith(f"{skill}__"),
+            bare=lambda tool, skill: tool.split("__", 2)[-1],
+        )
+
+
 class BareNameAfterLastSeparator(SkillManagerCap):
     """Takes a tool's bare name after the last ``__``, so `get__item` is read as `item`."""
 
@@ -226,6 +238,9 @@ ImportsToolsLazilyMutant = mutant("ImportsToolsLazilyMutant", manager=ImportsToo
 ExitsInStartOrderMutant = mutant("ExitsInStartOrderMutant", manager=ExitsInStartOrder)
 FiltersByBareNamePrefixMutant = mutant(
     "FiltersByBareNamePrefixMutant", manager=FiltersByBareNamePrefix
+)
+FiltersEveryToolNamedAfterSkillMutant = mutant(
+    "FiltersEveryToolNamedAfterSkillMutant", manager=FiltersEveryToolNamedAfterSkill
 )
 BareNameAfterLastSeparatorMutant = mutant(
     "BareNameAfterLastSeparatorMutant", manager=BareNameAfterLastSeparator

@@ -52,6 +52,7 @@ class SkillDraft:
     files: dict[str, str] = field(default_factory=dict)
     links: dict[str, str] = field(default_factory=dict)
     sparse: dict[str, int] = field(default_factory=dict)
+    pipes: list[str] = field(default_factory=list)
 
     def frontmatter(self) -> dict[str, Any]:
         """The YAML frontmatter of this skill's SKILL.md."""
@@ -222,6 +223,10 @@ class World:
                 self._give_up_after = GIVE_UP_AFTER
         self.skill(skill).mcp_servers[server] = entry
 
+    def pipe_file(self, skill: str, relative: str) -> None:
+        """Give ``skill`` the named pipe (FIFO) ``relative``, which nothing ever writes to."""
+        self.skill(skill).pipes.append(relative)
+
     def sparse_file(self, skill: str, relative: str, size: int) -> None:
         """Give ``skill`` the file ``relative`` of ``size`` bytes, sparse: no block is written."""
         self.skill(skill).sparse[relative] = size
@@ -369,6 +374,12 @@ class World:
                 target.parent.mkdir(parents=True, exist_ok=True)
                 with target.open("wb") as handle:
                     handle.truncate(size)
+            for relative in draft.pipes:
+                pipe = directory / relative
+                pipe.parent.mkdir(parents=True, exist_ok=True)
+                if not pipe.exists():
+                    os.mkfifo(pipe)
+                    self._pipes.append(pipe)
             for relative, link_target in draft.links.items():
                 link = directory / relative
                 link.parent.mkdir(parents=True, exist_ok=True)
@@ -383,9 +394,9 @@ class World:
     def release(self) -> None:
         """Let go of a reader stuck on one of this world's named pipes: it gets end of file.
 
-        An implementation that opens a pipe ``SKILL.md`` for reading waits for a writer; opening
-        it for writing (without blocking) and closing it again ends that wait, so the blocked
-        thread can finish instead of holding up ``close()`` or the end of the run.
+        An implementation that opens a pipe (a ``SKILL.md`` or a reference) for reading waits for a
+        writer; opening it for writing (without blocking) and closing it again ends that wait, so
+        the blocked thread can finish instead of holding up ``close()`` or the end of the run.
         """
         for pipe in self._pipes:
             # ENXIO: no reader is waiting; ENOENT: the pipe is gone.
