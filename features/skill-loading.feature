@@ -600,6 +600,14 @@ Feature: skill-loading
       Then the listed skill names are exactly `healthy` and `sizable`
       And the skill `healthy` still loads
 
+    @id:a-skill-md-shall-be-read-only-if-it-is-a-regular-file-in-its-skill-s-folder-within-size-limits.a-skill-md-of-exactly-1-mib-loads-and-one-a-byte-longer-is-refused @added-by:skill-conformance @needs:size-limits
+    Scenario: A SKILL.md of exactly 1 MiB loads and one a byte longer is refused
+      Given a skill `healthy`
+      And a skill folder `exact` whose `SKILL.md` is 1 MiB long
+      And a skill folder `over` whose `SKILL.md` is 1 MiB and one byte long
+      When `list_skills` is called
+      Then the listed skill names are exactly `exact` and `healthy`
+
     @id:a-skill-md-shall-be-read-only-if-it-is-a-regular-file-in-its-skill-s-folder-within-size-limits.a-skill-md-of-2-mib-keeps-no-other-skill-from-loading @added-by:skill-conformance
     Scenario: A SKILL.md of 2 MiB keeps no other skill from loading
       Given a skill `healthy`
@@ -652,7 +660,19 @@ Feature: skill-loading
     aliases of aliases, stand for a billion values once a value is printed or walked. Loading such a
     frontmatter SHALL finish without blocking: a loader that is still expanding when the suite's timeout
     runs out fails. Aliases inside `tools:` matter only to implementations that read it
-    (`python-tools`).
+    (`python-tools`). The two bounds themselves, 64 levels and 10,000 values, are asked only of
+    implementations that set such limits (`size-limits`); a frontmatter within them SHALL load. The
+    frontmatter's own mapping is the first level; a scalar is no level of its own.
+
+    @id:yaml-that-nests-or-expands-without-bound-shall-be-refused.nesting-and-expansion-are-refused-just-past-their-bounds @added-by:skill-conformance @needs:size-limits
+    Scenario: Nesting and expansion are refused just past their bounds
+      Given a skill `healthy`
+      And a skill folder `deep` whose field `extra` holds 63 nested flow sequences around one value
+      And a skill folder `deeper` whose field `extra` holds 64 nested flow sequences around one value
+      And a skill folder `wide` whose field `extra` repeats by 80 aliases a list of 100 values
+      And a skill folder `wider` whose field `extra` repeats by 120 aliases a list of 100 values
+      When `list_skills` is called
+      Then the listed skill names are exactly `deep`, `healthy` and `wide`
 
     @id:yaml-that-nests-or-expands-without-bound-shall-be-refused.a-thousand-nested-sequences-are-refused @added-by:skill-conformance
     Scenario: A thousand nested sequences are refused
@@ -705,7 +725,8 @@ Feature: skill-loading
     problem at the entry's own line: a tool whose `import_path` is not a non-empty module and a
     non-empty function joined by a colon, or whose `type` is not Python, and a server without exactly
     one of a command and a URL, or whose arguments are not a list or whose environment is not a
-    mapping. Which skills are refused depends on the choices above, so a scenario whose
+    mapping. So SHALL a tool whose module cannot be imported. Which skills are refused depends on the
+    choices above, so a scenario whose
     skills only some implementations refuse needs the same abilities as the requirement that refuses
     them.
 
@@ -766,10 +787,19 @@ Feature: skill-loading
         license: MIT
         ---
         """
+      And a skill folder `blank` whose `SKILL.md` reads
+        """
+        ---
+        name: blank
+        license: MIT
+        description: ""
+        ---
+        """
       When `list_skills` is called
       Then the listed skill names are exactly `healthy`
       And exactly one problem names `upper/SKILL.md`, the line 3 and `name`
       And exactly one problem names `mute/SKILL.md` and `description`
+      And exactly one problem names `blank/SKILL.md`, the line 4 and `description`
       And every problem is one line of at most 1000 characters
 
     @id:each-refused-skill-shall-be-reported-on-one-short-line-naming-its-file-line-and-field.hostile-input-gives-short-problem-lines @added-by:skill-conformance @needs:problems @needs:length-limits
@@ -860,6 +890,8 @@ Feature: skill-loading
             env: [A, B]
           neither:
             args: [x]
+          bare: run-me
+          listed: [run-me]
         tools:
           - import_path: no-colon-here
           - type: javascript
@@ -867,6 +899,7 @@ Feature: skill-loading
           - json:loads
           - import_path: ":loads"
           - import_path: "json: "
+          - import_path: sc_no_such_module:probe
         ---
         """
       When `list_skills` is called
@@ -875,9 +908,12 @@ Feature: skill-loading
       And a problem names `entries/SKILL.md`, the line 8 and `listed-args`
       And a problem names `entries/SKILL.md`, the line 11 and `mapped-env`
       And a problem names `entries/SKILL.md`, the line 14 and `neither`
-      And a problem names `entries/SKILL.md`, the line 17 and `tools`
-      And a problem names `entries/SKILL.md`, the line 18 and `tools`
+      And a problem names `entries/SKILL.md`, the line 16 and `bare`
+      And a problem names `entries/SKILL.md`, the line 17 and `listed`
+      And a problem names `entries/SKILL.md`, the line 19 and `tools`
       And a problem names `entries/SKILL.md`, the line 20 and `tools`
-      And a problem names `entries/SKILL.md`, the line 21 and `tools`
       And a problem names `entries/SKILL.md`, the line 22 and `tools`
+      And a problem names `entries/SKILL.md`, the line 23 and `tools`
+      And a problem names `entries/SKILL.md`, the line 24 and `tools`
+      And a problem names `entries/SKILL.md`, the line 25 and `tools`
       And every problem is one line of at most 1000 characters

@@ -311,9 +311,9 @@ Feature: skill-tools
     leading outside the skill, and no byte from outside SHALL reach the caller. Reading a reference SHALL
     be bounded: a file larger than a limit the implementation states (16 MiB at most) SHALL NOT be read
     whole. A reference that is a symbolic link loop, is not a regular file, cannot be read, is larger
-    than the limit, or whose name is too long for the file system SHALL fail with a not-found, security
-    or invalid-config error, never with any other failure and never by blocking (a named pipe that no
-    process writes to is such a reference), and no error SHALL reveal a host path (the
+    than the limit, or whose name is too long for the file system or holds a NUL byte SHALL fail with a
+    not-found, security or invalid-config error, never with any other failure and never by blocking (a
+    named pipe that no process writes to is such a reference), and no error SHALL reveal a host path (the
     skills directory's or one below it). Such a reference SHALL NOT make a bare-name `load_skill` of its
     skill fail: the skill's instructions and its other references SHALL still be returned. A symbolic
     link whose target, relative or absolute, stays inside the skill's directory SHALL be followed.
@@ -391,6 +391,14 @@ Feature: skill-tools
       And the skill `my-skill` has the reference `references/nested/up.md` linking to `../guide.md`
       When `load_skill` is called with `skill://my-skill/references/nested/up.md`
       Then the text contains `GUIDE-CONTENT`
+
+    @id:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded.a-reference-path-holding-a-nul-byte-gives-an-error-never-a-crash @added-by:skill-conformance @needs:skill-uri @needs:error-kinds
+    Scenario: A reference path holding a NUL byte gives an error, never a crash
+      Given a skill `my-skill`
+      And the skill `my-skill` has the reference file `references/guide.md` containing `GUIDE-CONTENT`
+      When `load_skill` is called with `skill://my-skill/references/guide.md%00.txt`
+      Then the call fails with a not-found, security or invalid-config error
+      And no result or error reveals a host path
 
     @id:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded.a-reference-name-too-long-for-the-file-system-gives-an-error-never-a-crash @added-by:skill-conformance @needs:skill-uri @needs:error-kinds
     Scenario: A reference name too long for the file system gives an error, never a crash

@@ -173,7 +173,9 @@ class _BoundedLoader(yaml.SafeLoader):
         if isinstance(event, yaml.AliasEvent):
             self._count(self._sizes.get(str(event.anchor), 1), event)
             return super().compose_node(parent, index)
-        self._depth += 1
+        # Collections count as levels of nesting; a scalar inside the deepest one does not.
+        level = 1 if isinstance(event, yaml.CollectionStartEvent) else 0
+        self._depth += level
         if self._depth > MAX_DEPTH:
             raise _LimitError(
                 None, None, f"collections nest deeper than {MAX_DEPTH} levels", _mark(event)
@@ -181,7 +183,7 @@ class _BoundedLoader(yaml.SafeLoader):
         before = self._values
         self._count(1, event)
         node = super().compose_node(parent, index)
-        self._depth -= 1
+        self._depth -= level
         anchor = getattr(event, "anchor", None)
         if anchor is not None:
             self._sizes[str(anchor)] = self._values - before

@@ -86,6 +86,24 @@ def given_instructions_of_size(
     conformance.world.skill_file_bytes(folder, data)
 
 
+@given(step("a skill folder `{folder:v}` whose `SKILL.md` is {count:n} {unit:w} long"))
+def given_file_of_size(conformance: ScenarioContext, folder: str, count: int, unit: str) -> None:
+    conformance.world.skill_file_bytes(folder, _sized_file(folder, _size(count, unit)))
+
+
+@given(step("a skill folder `{folder:v}` whose `SKILL.md` is {count:n} {unit:w} and one byte long"))
+def given_file_of_size_and_one(
+    conformance: ScenarioContext, folder: str, count: int, unit: str
+) -> None:
+    conformance.world.skill_file_bytes(folder, _sized_file(folder, _size(count, unit) + 1))
+
+
+def _sized_file(folder: str, size: int) -> bytes:
+    """A valid ``SKILL.md`` of exactly ``size`` bytes: its instructions fill it up."""
+    head = _frontmatter(folder, "description: Sized to the byte.", body="x")[:-2]
+    return head + b"x" * (size - len(head) - 1) + b"\n"
+
+
 @given(step("a skill folder `{folder:v}` whose frontmatter is {count:n} {unit:w} long"))
 def given_frontmatter_of_size(
     conformance: ScenarioContext, folder: str, count: int, unit: str
@@ -105,6 +123,36 @@ def given_frontmatter_of_size(
 @given(step("a skill folder `{folder:v}` whose description nests {depth:n} flow sequences"))
 def given_nested_description(conformance: ScenarioContext, folder: str, depth: int) -> None:
     data = _frontmatter(folder, f"description: {'[' * depth}{']' * depth}")
+    conformance.world.skill_file_bytes(folder, data)
+
+
+@given(
+    step(
+        "a skill folder `{folder:v}` whose field `{field:v}` holds {depth:n} nested flow sequences"
+        " around one value"
+    )
+)
+def given_nested_field(conformance: ScenarioContext, folder: str, field: str, depth: int) -> None:
+    data = _frontmatter(
+        folder, "description: Nests a field.", f"{field}: {'[' * depth}x{']' * depth}"
+    )
+    conformance.world.skill_file_bytes(folder, data)
+
+
+@given(
+    step(
+        "a skill folder `{folder:v}` whose field `{field:v}` repeats by {times:n} aliases"
+        " a list of {size:n} values"
+    )
+)
+def given_aliased_field(
+    conformance: ScenarioContext, folder: str, field: str, times: int, size: int
+) -> None:
+    values = ", ".join(["x"] * size)
+    aliases = ", ".join(["*list"] * times)
+    data = _frontmatter(
+        folder, "description: Repeats a list.", f"{field}: [&list [{values}], {aliases}]"
+    )
     conformance.world.skill_file_bytes(folder, data)
 
 

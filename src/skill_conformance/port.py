@@ -140,7 +140,8 @@ class Ability(StrEnum):
     the format forbids it: a name differing from its folder (under the declared name), and an
     unquoted value holding ``: `` (read whole). A loader following the format refuses both."""
     SIZE_LIMITS = "size-limits"
-    """Refuses, unparsed, a ``SKILL.md`` over 1 MiB and a frontmatter over 64 KiB; the format
+    """Refuses, unparsed, a ``SKILL.md`` over 1 MiB and a frontmatter over 64 KiB, and a
+    frontmatter nesting collections past 64 levels or expanding past 10,000 values; the format
     sets no size limit."""
     DUPLICATE_KEYS = "duplicate-keys"
     """Refuses a frontmatter holding a key twice, where PyYAML and most loaders keep the last."""

@@ -558,6 +558,24 @@ MUTANTS = (
         + _ids(SL_PROBLEMS, "hostile-input-gives-short-problem-lines"),
     ),
     Mutant(
+        _L + "RefusesTheLimitItselfMutant",
+        SL_FILE,
+        _ids(SL_FILE, "a-skill-md-of-exactly-1-mib-loads-and-one-a-byte-longer-is-refused"),
+        extra=True,
+    ),
+    Mutant(
+        _L + "CountsScalarsAsLevelsMutant",
+        SL_YAML,
+        _ids(SL_YAML, "nesting-and-expansion-are-refused-just-past-their-bounds"),
+        extra=True,
+    ),
+    Mutant(
+        _L + "BoundsExpansionTenfoldMutant",
+        SL_YAML,
+        _ids(SL_YAML, "nesting-and-expansion-are-refused-just-past-their-bounds"),
+        extra=True,
+    ),
+    Mutant(
         _L + "WalksAliasesWholeMutant",
         SL_YAML,
         _ids(SL_YAML, "aliases-expanding-in-the-name-are-refused")

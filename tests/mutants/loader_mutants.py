@@ -386,6 +386,35 @@ SkipsBadEntriesSilentlyMutant = mutant(
 )
 
 
+class _CountingScalars(frontmatter._BoundedLoader):
+    def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
+        event = self.peek_event()  # type: ignore[no-untyped-call]
+        if isinstance(event, yaml.ScalarEvent):
+            self._depth += 1  # a scalar taken for one more level of nesting
+            try:
+                if self._depth > frontmatter.MAX_DEPTH:
+                    raise frontmatter._LimitError(None, None, "nests too deep", event.start_mark)
+                return super().compose_node(parent, index)
+            finally:
+                self._depth -= 1
+        return super().compose_node(parent, index)
+
+
+CountsScalarsAsLevelsMutant = mutant(
+    "CountsScalarsAsLevelsMutant",
+    loader=_swapping((frontmatter, "_BoundedLoader", _CountingScalars)),
+)
+# `size >= limit` where the limit is meant to be allowed: the same as a limit one byte lower.
+RefusesTheLimitItselfMutant = mutant(
+    "RefusesTheLimitItselfMutant",
+    loader=_swapping((frontmatter, "MAX_FILE_BYTES", frontmatter.MAX_FILE_BYTES - 1)),
+)
+BoundsExpansionTenfoldMutant = mutant(
+    "BoundsExpansionTenfoldMutant",
+    loader=_swapping((frontmatter, "MAX_VALUES", 10 * frontmatter.MAX_VALUES)),
+)
+
+
 def _yaml_lines_of_the_frontmatter(error: yaml.YAMLError, header: str) -> tuple[int | None, str]:
     # PyYAML counts lines from 0 within the text it was given: the frontmatter, not the file.
     line, message = _yaml_problem(error, header)

@@ -5,11 +5,13 @@
 A regression gate is worth what its *scenarios* catch: only they travel to another
 implementation. So the first run lets only ``pytest steps`` (the conformance scenarios) decide
 whether a mutant is killed, as ``[tool.mutmut]`` in ``pyproject.toml`` says; its kill rate is
-printed first, with its survivors. The second run gives those survivors to the reference's own
-unit tests (``tests/reference``) alone: a mutant they kill is killed by the two together, so the
-second rate is that of ``steps`` and ``tests/reference`` combined. Each run works in its own copy
-under ``build/mutation/``; every test MCP server of both is forked by one zygote. A line of
-progress is printed every 30 s. Exits 1 when the scenarios alone kill fewer than 90 %.
+printed first, with each survivor and what it changes (:mod:`tests.mutants.survivors`), and the
+rate over the mutants that change more than a message. The second run gives those survivors to the
+reference's own unit tests (``tests/reference``) alone: a mutant they kill is killed by the two
+together, so the second rate is that of ``steps`` and ``tests/reference`` combined. Each run works
+in its own copy under ``build/mutation/`` and leaves ``scenarios.json`` and ``together.json`` there;
+every test MCP server of both is forked by one zygote. A line of progress is printed every 30 s.
+Exits 1 when the scenarios alone kill fewer than 90 %, 2 when the first run fails.
 """
 
 from __future__ import annotations
@@ -24,6 +26,10 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tests.mutants.survivors import Change
 
 ROOT = Path(__file__).resolve().parents[2]
 BUILD = ROOT / "build" / "mutation"
@@ -31,6 +37,14 @@ COPIED = ("reference", "src", "steps", "features", "tests", "conftest.py", "pypr
 SELECTION = re.compile(r"^pytest_add_cli_args_test_selection = .*$", re.M)
 NOT_KILLED = ("survived", "no tests", "suspicious", "not checked", "segfault")
 THRESHOLD = 90.0
+UNIT_DESELECTED = (
+    "--deselect",
+    "tests/reference/test_reference_import_isolation.py"
+    "::test_a_real_interrupt_while_waiting_is_not_swallowed",
+)
+"""It sends the process a real SIGINT, which mutmut's own run takes for the user's Ctrl-C."""
+MUTATED = Path("mutants/src/skill_conformance/reference")
+"""Where mutmut writes the mutants of the reference, in a run's copy."""
 
 
 @dataclass(frozen=True)
@@ -70,8 +84,11 @@ def _workspace(name: str, selection: list[str]) -> Path:
 
 def _mutmut(
     place: Path, names: list[str], children: int, env: dict[str, str], label: str
-) -> Outcome:
-    """Run mutmut in ``place`` (on ``names`` only, if any), printing progress; its outcome."""
+) -> Outcome | None:
+    """Run mutmut in ``place`` (on ``names`` only, if any), printing progress; its outcome.
+
+    ``None`` when mutmut failed (its log's end is printed).
+    """
     log = place / "mutmut.log"
     command = [sys.executable, "-m", "mutmut", "run", "--max-children", str(children), *names]
     began = time.monotonic()
@@ -88,7 +105,8 @@ def _mutmut(
                 )
     if process.returncode != 0:
         sys.stdout.write(log.read_text(errors="replace")[-2000:])
-        sys.exit(f"make mutation: mutmut failed in {place} (see {log})")
+        print(f"make mutation: mutmut failed in {place} (see {log})", flush=True)
+        return None
     listing = subprocess.run(
         [sys.executable, "-m", "mutmut", "results", "--all", "true"],
         cwd=place,
@@ -118,68 +136,93 @@ def _rate(killed: int, counted: int) -> float:
 
 
 def main() -> int:
-    """Both runs, then the two rates and their survivors."""
+    """Both runs, each figure printed as soon as it is known."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--max-children", type=int, default=os.cpu_count() or 2)
     options = parser.parse_args()
-    sys.path.insert(0, str(ROOT / "src"))
+    sys.path[:0] = [str(ROOT / "src"), str(ROOT)]
     from skill_conformance.runtime.plugin import ZYGOTE_VARIABLE
     from skill_conformance.testing.zygote import Zygote
+    from tests.mutants.survivors import changes
 
     zygote = Zygote()
     env = {**os.environ, ZYGOTE_VARIABLE: zygote.address}
     try:
         # Both copies now: the second run must mutate the very code the first one did.
         steps_copy = _workspace("steps", ["steps"])
-        unit_copy = _workspace("reference", ["tests/reference"])
+        unit_copy = _workspace("reference", ["tests/reference", *UNIT_DESELECTED])
         print("mutmut, scenarios alone (pytest steps):", flush=True)
         scenarios = _mutmut(steps_copy, [], options.max_children, env, "steps")
+        if scenarios is None:
+            return 2
+        what = changes(steps_copy / MUTATED, "skill_conformance.reference")
+        alone = _report_scenarios(scenarios, what)
         escaped = sorted(scenarios.not_killed())
         print(f"mutmut, the {len(escaped)} not killed, given to tests/reference alone:", flush=True)
-        unit = (
-            _mutmut(
-                unit_copy,
-                escaped,
-                options.max_children,
-                env,
-                "tests/reference",
-            )
-            if escaped
-            else Outcome({})
-        )
+        unit = _mutmut(unit_copy, escaped, options.max_children, env, "tests/reference")
     finally:
         zygote.stop()
+    _report_together(scenarios, unit)
+    print(
+        f"scenarios alone: {alone:.1f}% (threshold {THRESHOLD:g}%)"
+        + (f"; with tests/reference: {_together(scenarios, unit):.1f}%" if unit else "")
+    )
+    return 0 if alone >= THRESHOLD else 1
 
+
+def _report_scenarios(scenarios: Outcome, what: dict[str, Change]) -> float:
+    """Print the first run's rate and every mutant it left alive; write them; the rate."""
     counted = len(scenarios.killed()) + len(scenarios.not_killed())
     alone = len(scenarios.killed())
-    together = alone + len(unit.killed() & set(escaped))
-    remaining = {
-        name: status for name, status in scenarios.not_killed().items() if name not in unit.killed()
-    }
+    messages = {name for name in scenarios.statuses if name in what and what[name].message_only}
+    judged = counted - len(messages & (scenarios.killed() | set(scenarios.not_killed())))
+    judged_killed = alone - len(messages & scenarios.killed())
     print()
     print(
         f"scenarios alone (steps): {alone} killed of {counted} ({_rate(alone, counted):.1f}%); "
-        f"not killed ({len(escaped)}):"
+        f"not killed ({len(scenarios.not_killed())}; [message]: it changes only a message):"
     )
-    for name in escaped:
-        print(f"    {name}: {scenarios.statuses[name]}")
+    for name, status in sorted(scenarios.not_killed().items()):
+        change = what.get(name)
+        tag = " [message]" if name in messages else ""
+        shown = f"\n        {change.summary}" if change else ""
+        print(f"    {name}: {status}{tag}{shown}")
     print(
-        f"steps and tests/reference: {together} killed of {counted} "
-        f"({_rate(together, counted):.1f}%); not killed ({len(remaining)}):"
+        f"scenarios alone on the {judged} mutants that change more than a message: "
+        f"{judged_killed} killed ({_rate(judged_killed, judged):.1f}%)",
+        flush=True,
+    )
+    summary = {
+        "counted": counted,
+        "killed": alone,
+        "not_killed": scenarios.not_killed(),
+        "message_only": sorted(messages),
+        "changes": {name: what[name].summary for name in scenarios.not_killed() if name in what},
+    }
+    (BUILD / "scenarios.json").write_text(json.dumps(summary, indent=2, sort_keys=True))
+    return _rate(alone, counted)
+
+
+def _together(scenarios: Outcome, unit: Outcome) -> float:
+    counted = len(scenarios.killed()) + len(scenarios.not_killed())
+    return _rate(
+        len(scenarios.killed()) + len(unit.killed() & set(scenarios.not_killed())), counted
+    )
+
+
+def _report_together(scenarios: Outcome, unit: Outcome | None) -> None:
+    """Print the second rate and the mutants neither run killed."""
+    if unit is None:
+        print("steps and tests/reference: not measured (the second run failed)")
+        return
+    remaining = {n: s for n, s in scenarios.not_killed().items() if n not in unit.killed()}
+    print(
+        f"steps and tests/reference: {_together(scenarios, unit):.1f}%; "
+        f"not killed ({len(remaining)}):"
     )
     for name in sorted(remaining):
         print(f"    {name}: {remaining[name]}")
-    summary = {
-        "counted": counted,
-        "scenarios_alone": {"killed": alone, "not_killed": scenarios.not_killed()},
-        "with_tests_reference": {"killed": together, "not_killed": remaining},
-    }
-    (BUILD / "summary.json").write_text(json.dumps(summary, indent=2, sort_keys=True))
-    print(
-        f"scenarios alone: {_rate(alone, counted):.1f}% (threshold {THRESHOLD:g}%); "
-        f"with tests/reference: {_rate(together, counted):.1f}%"
-    )
-    return 0 if _rate(alone, counted) >= THRESHOLD else 1
+    (BUILD / "together.json").write_text(json.dumps(remaining, indent=2, sort_keys=True))
 
 
 if __name__ == "__main__":
