@@ -34,7 +34,7 @@ from skill_conformance.port import (
 from skill_conformance.runtime.abilities import UntaggedAbility, world_needs
 from skill_conformance.runtime.blocking import BlockingSkillSystem, ImplementationHang, blocking
 from skill_conformance.runtime.production import production_warnings
-from skill_conformance.runtime.world import ServerLog, World, pid_alive
+from skill_conformance.runtime.world import ServerLog, World, pauses, pid_alive
 from skill_conformance.verdicts import Mismatch, expect
 
 __all__ = ["Outcome", "ScenarioContext"]
@@ -248,8 +248,9 @@ class ScenarioContext:
         """Wait (bounded) until no test MCP server runs; return those still running."""
         deadline = time.monotonic() + timeout
         running = self.servers.running()
+        waits = pauses()
         while running and time.monotonic() < deadline:
-            time.sleep(0.05)
+            next(waits)
             running = self.servers.running()
         return running
 
@@ -300,8 +301,9 @@ def wait_for_exit(pids: set[int], timeout: float) -> list[int]:
     """Wait (bounded) until the processes ``pids`` have exited; return those still alive."""
     deadline = time.monotonic() + timeout
     alive = sorted(pid for pid in pids if pid_alive(pid))
+    waits = pauses()
     while alive and time.monotonic() < deadline:
-        time.sleep(0.05)
+        next(waits)
         alive = [pid for pid in alive if pid_alive(pid)]
     return alive
 

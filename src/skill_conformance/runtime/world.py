@@ -19,7 +19,7 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,7 +28,7 @@ import yaml
 
 from skill_conformance.port import McpChild, ServerCommand, Setup, ToolsChild
 
-__all__ = ["ServerLog", "SkillDraft", "World", "pid_alive"]
+__all__ = ["ServerLog", "SkillDraft", "World", "pauses", "pid_alive"]
 
 SERVER_MODULE = "skill_conformance.testing.mcp_server"
 
@@ -450,7 +450,7 @@ class World:
 
 def _wait_for_port(port: int, process: subprocess.Popen[bytes], timeout: float) -> None:
     deadline = time.monotonic() + timeout
-    while True:
+    for _ in pauses():
         try:
             socket.create_connection(("127.0.0.1", port), timeout=1.0).close()
             return
@@ -463,7 +463,6 @@ def _wait_for_port(port: int, process: subprocess.Popen[bytes], timeout: float) 
                 raise RuntimeError(
                     f"the HTTP test MCP server is not listening on port {port}"
                 ) from None
-            time.sleep(0.05)
 
 
 @dataclass(frozen=True)
@@ -522,6 +521,18 @@ class ServerLog:
     def pids(self) -> set[int]:
         """Every process id a server of this world ever had (zygote-forked servers included)."""
         return {pid for e in self.events() for pid in (e.pid, e.server_pid)}
+
+
+def pauses(first: float = 0.005, longest: float = 0.05) -> Iterator[None]:
+    """Sleep at each step of a polling loop, a little longer each time (up to ``longest``).
+
+    Short waits end soon; long ones cost little CPU.
+    """
+    pause = first
+    while True:
+        time.sleep(pause)
+        pause = min(pause * 2, longest)
+        yield
 
 
 def pid_alive(pid: int) -> bool:
