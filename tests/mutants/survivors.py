@@ -5,11 +5,12 @@ of ``docs/mutation.md``) sees what escaped without running ``mutmut show`` on ea
 every mutant of a function next to the original (``x_name__mutmut_orig``, ``x_name__mutmut_N``) in
 ``mutants/``; the two syntax trees are compared and the first differing nodes shown.
 
-A mutant is a *message* mutant when every node it changes lies inside an exception being raised,
-an f-string or a call whose name says it builds a message or a problem (``...Error``,
-``_problem``, ``_reason``...): it can change what a message says, never what is refused, returned
-or offered. The specs fix what a message must name, not its words, so these are set apart in the
-report, still counted.
+A mutant is a *message* mutant when every change it makes puts text for text (a string literal,
+or a literal part of an f-string) inside an exception being raised or a call whose name says it
+makes a message or a problem (``...Error``, ``report``, ``warn``, ``_problem``...): it rewords a
+message, never drops it, never changes a value it names (a skill, a path, a line), nor what is
+refused, returned or offered. The specs fix what a message must name, not its words, so these are
+set apart in the report, and still counted.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from pathlib import Path
 
 _NAME = re.compile(r"^(x.*)__mutmut_(\d+|orig)$")
 _MESSAGE_CALL = re.compile(
-    r"(Error|_problem|_report|_reason|_failure|_outside|_shown|_excerpt|_one_line|_too_large)$"
+    r"(Error|SkipSkill|_problem|report|warn|_reason|_failure|_outside|_one_line|_too_large)$"
 )
 
 
@@ -92,8 +93,11 @@ def _compare(
 
 
 def _in_message(difference: _Difference) -> bool:
+    """Whether the difference rewords a message: text for text, inside a message being made."""
+    if not (_is_text(difference.before) and _is_text(difference.after)):
+        return False
     for node in difference.ancestors:
-        if isinstance(node, ast.Raise | ast.JoinedStr):
+        if isinstance(node, ast.Raise):
             return True
         if isinstance(node, ast.Call):
             function = node.func
@@ -105,6 +109,13 @@ def _in_message(difference: _Difference) -> bool:
             if _MESSAGE_CALL.search(name):
                 return True
     return False
+
+
+def _is_text(value: object) -> bool:
+    """A string written in the code: a literal or an f-string (or one of its literal parts)."""
+    return isinstance(value, str | ast.JoinedStr) or (
+        isinstance(value, ast.Constant) and isinstance(value.value, str)
+    )
 
 
 def _show(difference: _Difference) -> str:
