@@ -864,10 +864,12 @@ Feature: skill-loading
         allowed-tools: [one, two
         ---
         """
+      And a skill folder `ringing` whose license on line 4 holds the control character U+0007
       When `list_skills` is called
       Then the listed skill names are exactly `healthy`
       And exactly one problem names `unquoted/SKILL.md` and the line 3
       And exactly one problem names `unclosed/SKILL.md` and the line 5
+      And exactly one problem names `ringing/SKILL.md` and the line 4
       And every problem is one line of at most 1000 characters
 
     @id:each-refused-skill-shall-be-reported-on-one-short-line-naming-its-file-line-and-field.each-unusable-tools-or-mcp-servers-entry-is-reported-at-its-line @added-by:skill-conformance @needs:python-tools @needs:mcp @needs:problems

@@ -156,6 +156,17 @@ def given_aliased_field(
     conformance.world.skill_file_bytes(folder, data)
 
 
+@given(
+    step(
+        "a skill folder `{folder:v}` whose license on line 4 holds the control character U+{code:w}"
+    )
+)
+def given_control_character(conformance: ScenarioContext, folder: str, code: str) -> None:
+    character = chr(int(code, 16))
+    data = _frontmatter(folder, "description: Rings a bell.", f"license: MIT{character}")
+    conformance.world.skill_file_bytes(folder, data)
+
+
 # -- SKILL.md that is not a regular file, and what else a skills directory holds -----
 
 
