@@ -671,8 +671,9 @@ Feature: skill-loading
       And a skill folder `deeper` whose field `extra` holds 64 nested flow sequences around one value
       And a skill folder `wide` whose field `extra` repeats by 80 aliases a list of 100 values
       And a skill folder `wider` whose field `extra` repeats by 120 aliases a list of 100 values
+      And a skill folder `broad` whose field `extra` holds 100 one-value flow sequences side by side
       When `list_skills` is called
-      Then the listed skill names are exactly `deep`, `healthy` and `wide`
+      Then the listed skill names are exactly `broad`, `deep`, `healthy` and `wide`
 
     @id:yaml-that-nests-or-expands-without-bound-shall-be-refused.a-thousand-nested-sequences-are-refused @added-by:skill-conformance
     Scenario: A thousand nested sequences are refused
@@ -795,11 +796,19 @@ Feature: skill-loading
         description: ""
         ---
         """
+      And a skill folder `listed` whose `SKILL.md` reads
+        """
+        ---
+        - name: listed
+        - description: A list, not a mapping of fields.
+        ---
+        """
       When `list_skills` is called
       Then the listed skill names are exactly `healthy`
       And exactly one problem names `upper/SKILL.md`, the line 3 and `name`
       And exactly one problem names `mute/SKILL.md` and `description`
       And exactly one problem names `blank/SKILL.md`, the line 4 and `description`
+      And exactly one problem names `listed/SKILL.md` and the line 2
       And every problem is one line of at most 1000 characters
 
     @id:each-refused-skill-shall-be-reported-on-one-short-line-naming-its-file-line-and-field.hostile-input-gives-short-problem-lines @added-by:skill-conformance @needs:problems @needs:length-limits
@@ -904,6 +913,14 @@ Feature: skill-loading
           - import_path: sc_no_such_module:probe
         ---
         """
+      And a skill folder `stringly` whose `SKILL.md` reads
+        """
+        ---
+        name: stringly
+        description: Gives its tools as one string.
+        tools: json:loads
+        ---
+        """
       When `list_skills` is called
       Then the skill `healthy` still loads
       And a problem names `entries/SKILL.md`, the line 5 and `both`
@@ -918,4 +935,5 @@ Feature: skill-loading
       And a problem names `entries/SKILL.md`, the line 23 and `tools`
       And a problem names `entries/SKILL.md`, the line 24 and `tools`
       And a problem names `entries/SKILL.md`, the line 25 and `tools`
+      And a problem names `stringly/SKILL.md`, the line 4 and `tools`
       And every problem is one line of at most 1000 characters

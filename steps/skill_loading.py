@@ -141,6 +141,19 @@ def given_nested_field(conformance: ScenarioContext, folder: str, field: str, de
 
 @given(
     step(
+        "a skill folder `{folder:v}` whose field `{field:v}` holds {count:n} one-value flow"
+        " sequences side by side"
+    )
+)
+def given_broad_field(conformance: ScenarioContext, folder: str, field: str, count: int) -> None:
+    data = _frontmatter(
+        folder, "description: Lists lists.", f"{field}: [{', '.join(['[x]'] * count)}]"
+    )
+    conformance.world.skill_file_bytes(folder, data)
+
+
+@given(
+    step(
         "a skill folder `{folder:v}` whose field `{field:v}` repeats by {times:n} aliases"
         " a list of {size:n} values"
     )

@@ -564,6 +564,12 @@ MUTANTS = (
         extra=True,
     ),
     Mutant(
+        _L + "NeverUnnestsMutant",
+        SL_YAML,
+        _ids(SL_YAML, "nesting-and-expansion-are-refused-just-past-their-bounds"),
+        extra=True,
+    ),
+    Mutant(
         _L + "CountsScalarsAsLevelsMutant",
         SL_YAML,
         _ids(SL_YAML, "nesting-and-expansion-are-refused-just-past-their-bounds"),

@@ -393,13 +393,27 @@ class _CountingScalars(frontmatter._BoundedLoader):
             self._depth += 1  # a scalar taken for one more level of nesting
             try:
                 if self._depth > frontmatter.MAX_DEPTH:
-                    raise frontmatter._LimitError(None, None, "nests too deep", event.start_mark)
+                    raise frontmatter._LimitError(
+                        None, None, "nests too deep", frontmatter._mark(event)
+                    )
                 return super().compose_node(parent, index)
             finally:
                 self._depth -= 1
         return super().compose_node(parent, index)
 
 
+class _NeverUnnesting(frontmatter._BoundedLoader):
+    def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
+        event = self.peek_event()  # type: ignore[no-untyped-call]
+        node = super().compose_node(parent, index)
+        if isinstance(event, yaml.CollectionStartEvent):
+            self._depth += 1  # a level left is never given back: siblings count as nesting
+        return node
+
+
+NeverUnnestsMutant = mutant(
+    "NeverUnnestsMutant", loader=_swapping((frontmatter, "_BoundedLoader", _NeverUnnesting))
+)
 CountsScalarsAsLevelsMutant = mutant(
     "CountsScalarsAsLevelsMutant",
     loader=_swapping((frontmatter, "_BoundedLoader", _CountingScalars)),
