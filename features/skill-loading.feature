@@ -803,12 +803,17 @@ Feature: skill-loading
         - description: A list, not a mapping of fields.
         ---
         """
+      And a skill folder `plain` whose `SKILL.md` reads
+        """
+        Instructions without any frontmatter.
+        """
       When `list_skills` is called
       Then the listed skill names are exactly `healthy`
       And exactly one problem names `upper/SKILL.md`, the line 3 and `name`
       And exactly one problem names `mute/SKILL.md` and `description`
       And exactly one problem names `blank/SKILL.md`, the line 4 and `description`
       And exactly one problem names `listed/SKILL.md` and the line 2
+      And exactly one problem names `plain/SKILL.md` and the line 1
       And every problem is one line of at most 1000 characters
 
     @id:each-refused-skill-shall-be-reported-on-one-short-line-naming-its-file-line-and-field.hostile-input-gives-short-problem-lines @added-by:skill-conformance @needs:problems @needs:length-limits

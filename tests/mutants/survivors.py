@@ -127,7 +127,9 @@ def _show(difference: _Difference) -> str:
 
 
 def _text(value: object) -> str:
-    if isinstance(value, ast.AST):
+    if isinstance(value, ast.operator | ast.cmpop | ast.boolop | ast.unaryop):
+        text = type(value).__name__  # `+`, `<=`, `and`: unparse gives nothing for them alone
+    elif isinstance(value, ast.AST):
         text = ast.unparse(value)
     elif isinstance(value, list):
         text = "[" + ", ".join(_text(item) for item in value) + "]"
