@@ -163,7 +163,11 @@ def main() -> int:
         alone = _report_scenarios(scenarios, what)
         escaped = sorted(scenarios.not_killed())
         print(f"mutmut, the {len(escaped)} not killed, given to tests/reference alone:", flush=True)
-        unit = _mutmut(unit_copy, escaped, options.max_children, env, "tests/reference")
+        unit = (
+            _mutmut(unit_copy, escaped, options.max_children, env, "tests/reference")
+            if escaped  # no names would make mutmut run every mutant again
+            else Outcome({})
+        )
     finally:
         zygote.stop()
     _report_together(scenarios, unit)
