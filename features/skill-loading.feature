@@ -17,7 +17,9 @@ Feature: skill-loading
     skills directory SHALL NOT be skills and SHALL NOT stop any skill from loading. A `SKILL.md` further
     down, inside a skill's own folder or inside a folder that has no `SKILL.md` of its own, SHALL NOT be
     read as a skill: the format defines a skill as the folder its `SKILL.md` sits in, and a skill may
-    carry template or example `SKILL.md` files among its own resources.
+    carry template or example `SKILL.md` files among its own resources. A skills directory that is not a
+    folder (a path mistyped for a file, say) SHALL give no skills and one problem naming it, and SHALL NOT
+    stop the host from starting: the agent still gets its other tools.
 
     @id:a-skills-directory-shall-yield-one-skill-per-direct-subfolder-holding-a-skill-md.hidden-folders-stray-files-and-folders-without-skill-md-are-not-skills @added-by:skill-conformance
     Scenario: Hidden folders, stray files and folders without SKILL.md are not skills
@@ -35,6 +37,19 @@ Feature: skill-loading
       When `list_skills` is called
       Then the listed skill names are exactly `healthy`
       And the skill `healthy` still loads
+
+    @id:a-skills-directory-shall-yield-one-skill-per-direct-subfolder-holding-a-skill-md.a-skills-directory-that-is-a-file-gives-no-skills @added-by:skill-conformance
+    Scenario: A skills directory that is a file gives no skills
+      Given the skills directory is a file
+      When `list_skills` is called
+      Then no skill is listed
+
+    @id:a-skills-directory-shall-yield-one-skill-per-direct-subfolder-holding-a-skill-md.a-skills-directory-that-is-a-file-is-reported-as-a-problem @added-by:skill-conformance @needs:problems
+    Scenario: A skills directory that is a file is reported as a problem
+      Given the skills directory is a file
+      When `list_skills` is called
+      Then no skill is listed
+      And exactly one problem names the skills directory
 
     @id:a-skills-directory-shall-yield-one-skill-per-direct-subfolder-holding-a-skill-md.a-skill-md-below-a-skill-s-folder-is-not-another-skill @added-by:skill-conformance
     Scenario: A SKILL.md below a skill's folder is not another skill
@@ -65,7 +80,18 @@ Feature: skill-loading
     some platforms write one, the format's guidance for clients asks for tolerance of such details, and
     most loaders skip it. Line endings written as CRLF or as a lone CR SHALL be read as line breaks, so
     that the same skill saved on any platform gives the same name, description and instructions, none of
-    them holding a carriage return.
+    them holding a carriage return. A `SKILL.md` that is not valid UTF-8 SHALL be refused, and its
+    problem SHALL name the line where the first byte that is not UTF-8 stands: the format's files are
+    UTF-8, and a loader that guessed another encoding, or replaced the bytes it cannot read, would give
+    the same file a different name or description than the next loader does.
+
+    @id:a-skill-md-shall-read-the-same-whatever-its-byte-order-mark-and-line-endings.a-skill-md-that-is-not-utf-8-is-refused-and-keeps-no-other-skill-from-loading @added-by:skill-conformance
+    Scenario: A SKILL.md that is not UTF-8 is refused and keeps no other skill from loading
+      Given a skill `healthy`
+      And a skill folder `latin` whose description on line 3 holds the byte 0xE9
+      When `list_skills` is called
+      Then the listed skill names are exactly `healthy`
+      And the skill `healthy` still loads
 
     @id:a-skill-md-shall-read-the-same-whatever-its-byte-order-mark-and-line-endings.a-utf-8-byte-order-mark-is-ignored @added-by:skill-conformance
     Scenario: A UTF-8 byte order mark is ignored
@@ -542,7 +568,8 @@ Feature: skill-loading
     leaving it. A `SKILL.md` that is a folder, a named pipe, a device or a symbolic link leading out of
     its skill's folder SHALL make the skill refused without being read, and without blocking start-up
     or shutdown. A `SKILL.md` larger than 1 MiB (1,048,576 bytes), or whose frontmatter is larger than
-    64 KiB (65,536 bytes), SHALL be refused without being parsed, in time that does not grow with its
+    64 KiB (65,536 bytes: the bytes after the opening `---` line and before the closing one), SHALL be
+    refused without being parsed, in time that does not grow with its
     size beyond reading the limit. A size within both limits SHALL NOT be a reason to refuse. The
     instructions the
     format recommends are a few thousand words and a frontmatter a few lines, so these limits refuse
@@ -625,6 +652,14 @@ Feature: skill-loading
       When `list_skills` is called
       Then the listed skill names are exactly `healthy` and `trim`
       And the skill `healthy` still loads
+
+    @id:a-skill-md-shall-be-read-only-if-it-is-a-regular-file-in-its-skill-s-folder-within-size-limits.a-frontmatter-of-exactly-64-kib-loads-and-one-a-byte-longer-is-refused @added-by:skill-conformance @needs:size-limits
+    Scenario: A frontmatter of exactly 64 KiB loads and one a byte longer is refused
+      Given a skill `healthy`
+      And a skill folder `exact` whose frontmatter is 64 KiB long
+      And a skill folder `over` whose frontmatter is 64 KiB and one byte long
+      When `list_skills` is called
+      Then the listed skill names are exactly `exact` and `healthy`
 
     @id:a-skill-md-shall-be-read-only-if-it-is-a-regular-file-in-its-skill-s-folder-within-size-limits.a-frontmatter-of-100-kib-keeps-no-other-skill-from-loading @added-by:skill-conformance
     Scenario: A frontmatter of 100 KiB keeps no other skill from loading
@@ -725,8 +760,8 @@ Feature: skill-loading
     problem line large. A `tools` or `mcp-servers` entry that cannot be used SHALL be reported as a
     problem at the entry's own line: a tool whose `import_path` is not a non-empty module and a
     non-empty function joined by a colon, or whose `type` is not Python, and a server without exactly
-    one of a command and a URL, or whose arguments are not a list or whose environment is not a
-    mapping. So SHALL a tool whose module cannot be imported. Which skills are refused depends on the
+    one of a command and a URL, whose command or URL is an empty string, or whose arguments are not a
+    list or whose environment is not a mapping. So SHALL a tool whose module cannot be imported. Which skills are refused depends on the
     choices above, so a scenario whose
     skills only some implementations refuse needs the same abilities as the requirement that refuses
     them.
@@ -807,6 +842,13 @@ Feature: skill-loading
         """
         Instructions without any frontmatter.
         """
+      And a skill folder `nameless` whose `SKILL.md` reads
+        """
+        ---
+        description: Says what it does but not what it is called.
+        ---
+        """
+      And a skill folder `latin` whose description on line 3 holds the byte 0xE9
       When `list_skills` is called
       Then the listed skill names are exactly `healthy`
       And exactly one problem names `upper/SKILL.md`, the line 3 and `name`
@@ -814,6 +856,8 @@ Feature: skill-loading
       And exactly one problem names `blank/SKILL.md`, the line 4 and `description`
       And exactly one problem names `listed/SKILL.md` and the line 2
       And exactly one problem names `plain/SKILL.md` and the line 1
+      And exactly one problem names `nameless/SKILL.md` and `name`
+      And exactly one problem names `latin/SKILL.md` and the line 3
       And every problem is one line of at most 1000 characters
 
     @id:each-refused-skill-shall-be-reported-on-one-short-line-naming-its-file-line-and-field.hostile-input-gives-short-problem-lines @added-by:skill-conformance @needs:problems @needs:length-limits
@@ -908,6 +952,10 @@ Feature: skill-loading
             args: [x]
           bare: run-me
           listed: [run-me]
+          empty-command:
+            command: ""
+          empty-url:
+            url: ""
         tools:
           - import_path: no-colon-here
           - type: javascript
@@ -934,11 +982,13 @@ Feature: skill-loading
       And a problem names `entries/SKILL.md`, the line 14 and `neither`
       And a problem names `entries/SKILL.md`, the line 16 and `bare`
       And a problem names `entries/SKILL.md`, the line 17 and `listed`
-      And a problem names `entries/SKILL.md`, the line 19 and `tools`
-      And a problem names `entries/SKILL.md`, the line 20 and `tools`
-      And a problem names `entries/SKILL.md`, the line 22 and `tools`
+      And a problem names `entries/SKILL.md`, the line 18 and `empty-command`
+      And a problem names `entries/SKILL.md`, the line 20 and `empty-url`
       And a problem names `entries/SKILL.md`, the line 23 and `tools`
       And a problem names `entries/SKILL.md`, the line 24 and `tools`
-      And a problem names `entries/SKILL.md`, the line 25 and `tools`
+      And a problem names `entries/SKILL.md`, the line 26 and `tools`
+      And a problem names `entries/SKILL.md`, the line 27 and `tools`
+      And a problem names `entries/SKILL.md`, the line 28 and `tools`
+      And a problem names `entries/SKILL.md`, the line 29 and `tools`
       And a problem names `stringly/SKILL.md`, the line 4 and `tools`
       And every problem is one line of at most 1000 characters

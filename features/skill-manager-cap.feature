@@ -59,6 +59,8 @@ Feature: skill-manager-cap
     For each MCP server a skill declares, the skill manager SHALL create one MCP child that belongs to that
     skill: its tools SHALL be offered under that skill's `{skill}__mcp__` prefix, and its process SHALL be
     started and stopped with the manager. Building the manager SHALL NOT start any MCP server process.
+    Closing the pool while its manager is entered SHALL stop them as exiting the manager does: a host
+    that shuts down without exiting first (an error, a cancelled task) must leave no process behind.
 
     @id:skillmanagercap-shall-track-per-skill-mcpservercap-children-in-skill-mcp-children.per-skill-mcpservercap-tracked-in-mapping @needs:mcp @needs:lifecycle
     Scenario: Per-skill McpServerCap tracked in mapping
@@ -68,6 +70,14 @@ Feature: skill-manager-cap
       When the skill manager is entered
       Then the MCP server `server1` is running
       And the agent sees the tool `my-skill__mcp__echo`
+
+    @id:skillmanagercap-shall-track-per-skill-mcpservercap-children-in-skill-mcp-children.closing-the-pool-while-the-skill-manager-is-entered-leaves-no-server-running @added-by:skill-conformance @needs:mcp @needs:lifecycle
+    Scenario: Closing the pool while the skill manager is entered leaves no server running
+      Given a skill `alpha` declaring the MCP server `first` with the tool `echo`
+      When the skill manager is entered
+      Then the MCP server `first` is running
+      When the pool is closed without exiting the skill manager
+      Then no MCP server is running
 
     @id:skillmanagercap-shall-track-per-skill-mcpservercap-children-in-skill-mcp-children.many-mcp-declaring-skills-start-no-process-when-built @added-by:skill-conformance @needs:mcp
     Scenario: Many MCP-declaring skills start no process when built

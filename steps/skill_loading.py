@@ -108,16 +108,34 @@ def _sized_file(folder: str, size: int) -> bytes:
 def given_frontmatter_of_size(
     conformance: ScenarioContext, folder: str, count: int, unit: str
 ) -> None:
-    # Padded with comment lines: valid YAML of the size asked that adds no field and no value.
+    conformance.world.skill_file_bytes(folder, _padded(folder, _size(count, unit)))
+
+
+@given(
+    step("a skill folder `{folder:v}` whose frontmatter is {count:n} {unit:w} and one byte long")
+)
+def given_frontmatter_of_size_and_one(
+    conformance: ScenarioContext, folder: str, count: int, unit: str
+) -> None:
+    conformance.world.skill_file_bytes(folder, _padded(folder, _size(count, unit) + 1))
+
+
+def _padded(folder: str, size: int) -> bytes:
+    """A ``SKILL.md`` whose frontmatter (the bytes between its two ``---`` lines) is ``size`` long.
+
+    Padded with comment lines: valid YAML that adds no field and no value.
+    """
     header = f"name: {folder}\ndescription: A padded frontmatter.\n"
-    missing = _size(count, unit) - len(header)
+    missing = size - len(header)
     line = "# " + "p" * 77 + "\n"
     padding = line * (missing // len(line))
     rest = missing - len(padding)
-    if rest >= 2:
+    if rest == 1 and padding:  # no comment line is one byte long: lengthen the last one
+        padding = padding[:-1] + "p\n"
+    elif rest >= 2:
         padding += "#" * (rest - 1) + "\n"
-    data = f"---\n{header}{padding}---\nBody of {folder}.\n".encode()
-    conformance.world.skill_file_bytes(folder, data)
+    assert len(header) + len(padding) == size, f"cannot pad a frontmatter to {size} bytes"
+    return f"---\n{header}{padding}---\nBody of {folder}.\n".encode()
 
 
 @given(step("a skill folder `{folder:v}` whose description nests {depth:n} flow sequences"))
@@ -180,7 +198,20 @@ def given_control_character(conformance: ScenarioContext, folder: str, code: str
     conformance.world.skill_file_bytes(folder, data)
 
 
+@given(step("a skill folder `{folder:v}` whose description on line 3 holds the byte 0x{code:w}"))
+def given_undecodable_byte(conformance: ScenarioContext, folder: str, code: str) -> None:
+    byte = bytes([int(code, 16)])
+    assert not byte.isascii(), f"0x{code} is ASCII, so valid UTF-8 on its own"
+    head = _frontmatter(folder, "description: Written in Latin-1: caf@.")
+    conformance.world.skill_file_bytes(folder, head.replace(b"@", byte))
+
+
 # -- SKILL.md that is not a regular file, and what else a skills directory holds -----
+
+
+@given("the skills directory is a file")
+def given_skills_dir_file(conformance: ScenarioContext) -> None:
+    conformance.world.skills_dir_is_file = True
 
 
 @given(step("a skill folder `{folder:v}` whose `SKILL.md` is a folder"))
@@ -340,6 +371,11 @@ def _problems_naming(conformance: ScenarioContext, path: str) -> str:
 @then(step("exactly one problem names `{path:v}`"))
 def then_one_problem(conformance: ScenarioContext, path: str) -> None:
     _problems_naming(conformance, path)
+
+
+@then("exactly one problem names the skills directory")
+def then_one_problem_skills_dir(conformance: ScenarioContext) -> None:
+    _problems_naming(conformance, str(conformance.world.skills_dir))
 
 
 def _expect_field(problem: str, field: str) -> None:

@@ -26,6 +26,11 @@ def when_exited(conformance: ScenarioContext) -> None:
     conformance.exit()
 
 
+@when("the pool is closed without exiting the skill manager")
+def when_closed_entered(conformance: ScenarioContext) -> None:
+    conformance.close_entered()
+
+
 @then(step("the tool module of skill `{skill:v}` has been imported before any agent run"))
 def then_imported_eagerly(conformance: ScenarioContext, skill: str) -> None:
     assert conformance.runs == 0, "an agent run already happened; the step is misplaced"

@@ -182,6 +182,12 @@ def then_listed_exactly(conformance: ScenarioContext, names: list[str]) -> None:
     )
 
 
+@then("no skill is listed")
+def then_none_listed(conformance: ScenarioContext) -> None:
+    listed = sorted(entry.name for entry in _listing(conformance))
+    expect(not listed, "list_skills lists skills", expected="none", observed=f"{listed}")
+
+
 @then("every listed skill has a name, a description and a source")
 def then_listed_complete(conformance: ScenarioContext) -> None:
     conformance.uses(Ability.LISTING_SOURCE, "it checks each listed skill's source")

@@ -326,7 +326,12 @@ class AsyncSkillSystem(Protocol):
         """
 
     async def close(self) -> None:
-        """Release everything; after this no process the system started may be left running."""
+        """Shut the host down as production does; after this no process it started may run.
+
+        The suite exits an entered skill manager first, except where a scenario closes without
+        exiting: then stopping the manager's servers is the host's own shutdown's to do, so an
+        adapter calls that shutdown and does not exit the manager itself.
+        """
 
 
 class SkillSystem(Protocol):

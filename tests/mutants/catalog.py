@@ -752,4 +752,44 @@ MUTANTS = (
         ),
         extra=True,
     ),
+    Mutant(
+        _H + "ClosesWithoutExitingMutant",
+        SMC_MCP,
+        _ids(
+            SMC_MCP,
+            "closing-the-pool-while-the-skill-manager-is-entered-leaves-no-server-running",
+        ),
+        extra=True,
+    ),
+    Mutant(
+        _L + "RefusesTheFrontmatterLimitItselfMutant",
+        SL_FILE,
+        _ids(SL_FILE, "a-frontmatter-of-exactly-64-kib-loads-and-one-a-byte-longer-is-refused"),
+        extra=True,
+    ),
+    Mutant(
+        _L + "ReportsUndecodableAtFirstLineMutant",
+        SL_PROBLEMS,
+        _ids(SL_PROBLEMS, "a-refused-skill-s-problem-names-the-file-the-line-and-the-field"),
+        extra=True,
+    ),
+    Mutant(
+        _L + "KeepsEmptyCommandsMutant",
+        SL_PROBLEMS,
+        _ids(SL_PROBLEMS, "each-unusable-tools-or-mcp-servers-entry-is-reported-at-its-line"),
+        extra=True,
+    ),
+    Mutant(
+        _L + "IteratesTheSkillsPathUncheckedMutant",
+        SL_FOLDERS,
+        _ids(SL_FOLDERS, "a-skills-directory-that-is-a-file-gives-no-skills")
+        + _ids(SL_FOLDERS, "a-skills-directory-that-is-a-file-is-reported-as-a-problem"),
+        extra=True,
+    ),
+    Mutant(
+        _L + "IgnoresASkillsPathThatIsAFileMutant",
+        SL_FOLDERS,
+        _ids(SL_FOLDERS, "a-skills-directory-that-is-a-file-is-reported-as-a-problem"),
+        extra=True,
+    ),
 )

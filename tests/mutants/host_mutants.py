@@ -81,6 +81,15 @@ class RebuildKeepsOldManager(SkillPool):
         self.registry.register(await self._build(), POOL_SCOPE)
 
 
+class ClosesWithoutExiting(SkillPool):
+    """Closing unregisters the manager but leaves an entered one (and its servers) running."""
+
+    async def close(self) -> None:
+        if self._manager is not None:
+            self.registry.unregister(self._manager, POOL_SCOPE)
+        self._manager = None
+
+
 class StartsServerWhenBuilt(SkillPool):
     """Connects the first skill's first MCP server as soon as the manager is built."""
 
@@ -362,6 +371,7 @@ NeverUnregistersMutant = mutant("NeverUnregistersMutant", registry=NeverUnregist
 RebuildDoesNotRegisterMutant = mutant("RebuildDoesNotRegisterMutant", pool=RebuildDoesNotRegister)
 RebuildKeepsOldManagerMutant = mutant("RebuildKeepsOldManagerMutant", pool=RebuildKeepsOldManager)
 StartsServerWhenBuiltMutant = mutant("StartsServerWhenBuiltMutant", pool=StartsServerWhenBuilt)
+ClosesWithoutExitingMutant = mutant("ClosesWithoutExitingMutant", pool=ClosesWithoutExiting)
 PrefixContainmentMutant = mutant("PrefixContainmentMutant", registry=PrefixContainment)
 ChecksOnlyTheRawPathMutant = mutant("ChecksOnlyTheRawPathMutant", registry=ChecksOnlyTheRawPath)
 ReadsUncheckedReferencesMutant = mutant(

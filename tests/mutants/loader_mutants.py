@@ -17,9 +17,10 @@ import codecs
 import os
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from contextlib import ExitStack
 from pathlib import Path
+from typing import Any
 from unittest import mock
 
 import yaml
@@ -27,7 +28,7 @@ import yaml
 from skill_conformance.reference import frontmatter, loader
 from skill_conformance.reference.frontmatter import FIRST_HEADER_LINE, FrontmatterError
 from skill_conformance.reference.loader import LoadResult, load_skill_dir, load_skills
-from skill_conformance.reference.skill import Skill
+from skill_conformance.reference.skill import McpServerSpec, Skill
 from tests.mutants.base import mutant
 
 _Load = Callable[[Path], LoadResult]
@@ -40,6 +41,8 @@ _allowed_tools = loader._allowed_tools
 _yaml_problem = frontmatter._yaml_problem
 _tools = loader._tools
 _servers = loader._servers
+_server = loader._server
+_decode = frontmatter._decode
 
 
 def _swapping(*swaps: tuple[object, str, object]) -> _Load:
@@ -442,4 +445,56 @@ YamlLinesOfTheFrontmatterMutant = mutant(
 QuotesValuesWholeMutant = mutant(
     "QuotesValuesWholeMutant",
     loader=_swapping((loader, "_shown", repr), (loader, "_problem", lambda text: text)),
+)
+
+
+RefusesTheFrontmatterLimitItselfMutant = mutant(
+    "RefusesTheFrontmatterLimitItselfMutant",
+    loader=_swapping((frontmatter, "MAX_FRONTMATTER_BYTES", frontmatter.MAX_FRONTMATTER_BYTES - 1)),
+)
+
+
+def _decode_reporting_the_file(data: bytes) -> str:
+    # The decoding error caught for the whole file: the problem names no line past the first.
+    try:
+        return _decode(data)
+    except FrontmatterError as error:
+        raise FrontmatterError(str(error), 1) from None
+
+
+ReportsUndecodableAtFirstLineMutant = mutant(
+    "ReportsUndecodableAtFirstLineMutant",
+    loader=_swapping((frontmatter, "_decode", _decode_reporting_the_file)),
+)
+
+
+def _server_taking_any_command(name: str, entry: Mapping[str, Any]) -> McpServerSpec:
+    # `if command is None` where `if not command` was meant: an empty command or URL is kept.
+    if entry.get("command") == "" or entry.get("url") == "":
+        return McpServerSpec(name=name, command=entry.get("command"), url=entry.get("url"))
+    return _server(name, entry)
+
+
+KeepsEmptyCommandsMutant = mutant(
+    "KeepsEmptyCommandsMutant", loader=_swapping((loader, "_server", _server_taking_any_command))
+)
+
+
+def _iterating_unchecked(skills_dir: Path) -> LoadResult:
+    # The skills directory listed without asking whether it is one.
+    if not skills_dir.is_dir():
+        skills_dir.iterdir().__next__()
+    return load_skills(skills_dir)
+
+
+def _ignoring_a_file(skills_dir: Path) -> LoadResult:
+    # A skills directory that is a file: no skills, and nobody is told.
+    return LoadResult() if not skills_dir.is_dir() else load_skills(skills_dir)
+
+
+IteratesTheSkillsPathUncheckedMutant = mutant(
+    "IteratesTheSkillsPathUncheckedMutant", loader=_iterating_unchecked
+)
+IgnoresASkillsPathThatIsAFileMutant = mutant(
+    "IgnoresASkillsPathThatIsAFileMutant", loader=_ignoring_a_file
 )

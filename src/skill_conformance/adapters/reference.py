@@ -338,11 +338,9 @@ class ReferenceSystem(AsyncSkillSystem):
 
     @override
     async def close(self) -> None:
+        # The pool's own shutdown, entered manager or not (see the port's close).
         try:
-            await self.exit()
+            if self._pool is not None:
+                await self._pool.close()
         finally:
-            try:
-                if self._pool is not None:
-                    await self._pool.close()
-            finally:
-                self._import_path.remove()
+            self._import_path.remove()

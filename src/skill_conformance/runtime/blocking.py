@@ -324,12 +324,22 @@ class BlockingSkillSystem(SkillSystem):
             raise ImplementationCrash("problems", error) from error
         return list(_expect("problems", problems, _sequence_of(problems, str), "a sequence of str"))
 
-    def close(self) -> None:
-        """Close the system (bounded), then stop its loop, even if closing failed."""
+    def close(self, *, keep_loop: bool = False) -> None:
+        """Close the system (bounded), then stop its loop, even if closing failed.
+
+        With ``keep_loop`` the loop runs on until :meth:`stop`: whatever the system left behind
+        (a server it did not stop) stays as it left it, to be observed, instead of being cancelled
+        with the loop's tasks.
+        """
         try:
             self._run("close", self._system.close())
         finally:
-            self._actor.stop()
+            if not keep_loop:
+                self._actor.stop()
+
+    def stop(self) -> None:
+        """Stop the loop of a system closed with ``keep_loop``, cancelling what still runs in it."""
+        self._actor.stop()
 
 
 def blocking(

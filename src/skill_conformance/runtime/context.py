@@ -87,6 +87,7 @@ class ScenarioContext:
     """The abilities the scenario's tags name; ``None`` checks nothing."""
     _system: BlockingSkillSystem | None = None
     _entered: bool = False
+    _closed: bool = False
     _tools: list[str] | None = None
     _agent: tuple[AgentPath, Outcome] | None = None
 
@@ -274,6 +275,13 @@ class ScenarioContext:
         self._entered = False
         self._tools = None
 
+    def close_entered(self) -> None:
+        """Close the system while its skill manager is entered, without exiting it first."""
+        assert self._entered, "the skill manager is not entered; the step is misplaced"
+        self._closed = True
+        self._entered = False
+        self.start().close(keep_loop=True)
+
     @property
     def servers(self) -> ServerLog:
         """What this world's test MCP servers recorded."""
@@ -283,7 +291,9 @@ class ScenarioContext:
         """Close the system; return the pids of test servers it left running (now killed)."""
         self.world.release()
         try:
-            if self._system is not None:
+            if self._system is not None and self._closed:
+                self._system.stop()
+            elif self._system is not None:
                 try:
                     if self._entered:
                         self._system.exit()

@@ -104,6 +104,8 @@ class World:
         self._pipes: list[Path] = []
         self._processes: list[subprocess.Popen[bytes]] = []
         self._give_up_after: float | None = None
+        self.skills_dir_is_file = False
+        """Whether :meth:`write` makes the skills directory a plain file instead."""
         for directory in (self.skills_dir, self.modules_dir, self.scratch):
             directory.mkdir(parents=True, exist_ok=True)
 
@@ -357,6 +359,11 @@ class World:
 
     def write(self) -> None:
         """Make the skills directory hold exactly the described skills and the files written."""
+        if self.skills_dir_is_file:
+            if self.skills_dir.is_dir():
+                shutil.rmtree(self.skills_dir)
+            self.skills_dir.write_text("A file where the skills directory should be.\n")
+            return
         wanted = set(self.skills) | self._written
         for existing in self.skills_dir.iterdir():
             if existing.name not in wanted:

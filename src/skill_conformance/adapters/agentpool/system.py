@@ -304,13 +304,11 @@ class AgentpoolSystem(AsyncSkillSystem):
 
     @override
     async def close(self) -> None:
+        # The pool's own shutdown, entered manager or not (see the port's close).
         try:
-            await self.exit()
+            if self._pool is not None:
+                await self._guard(self._pool.__aexit__(None, None, None))
         finally:
-            try:
-                if self._pool is not None:
-                    await self._guard(self._pool.__aexit__(None, None, None))
-            finally:
-                for logger in self._loggers:
-                    logger.removeHandler(self._capture)
-                self._import_path.remove()
+            for logger in self._loggers:
+                logger.removeHandler(self._capture)
+            self._import_path.remove()
