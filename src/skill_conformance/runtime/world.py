@@ -551,9 +551,16 @@ def pid_alive(pid: int) -> bool:
     except PermissionError:
         return True
     # A zombie still answers signal 0; look at its state where /proc exists.
-    status = Path(f"/proc/{pid}/status")
-    if status.exists():
-        for line in status.read_text().splitlines():
-            if line.startswith("State:"):
-                return "Z" not in line.split(":", 1)[1]
+    if not _PROCFS.exists():
+        return True
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:  # reaped since the signal: gone
+        return False
+    for line in status.splitlines():
+        if line.startswith("State:"):
+            return "Z" not in line.split(":", 1)[1]
     return True
+
+
+_PROCFS = Path("/proc/self/status")

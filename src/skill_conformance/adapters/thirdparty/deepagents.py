@@ -11,6 +11,7 @@ to. Problems are the load warnings the middleware puts in the system prompt.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -153,6 +154,10 @@ def _read(path: str) -> tuple[str, Mapping[str, object]]:
     return "read_file", {"file_path": path, "limit": _READ_LIMIT}
 
 
+_VIRTUAL_PATH = re.compile(r"'(/[^'\\]*)'")
+"""A quoted path in the backend's virtual namespace, rooted at the skills directory."""
+
+
 class DeepagentsSystem(AsyncSkillSystem):
     """A deep agent over one scenario's skills directory (see :class:`AsyncSkillSystem`)."""
 
@@ -235,7 +240,12 @@ class DeepagentsSystem(AsyncSkillSystem):
 
     @override
     def problems(self) -> Sequence[str]:
-        return self._log.lines()
+        """The load warnings, with the backend's paths (its root is ``/``) as the host's."""
+        root = self._setup.skills_dir
+        return [
+            _VIRTUAL_PATH.sub(lambda m: f"'{root / m.group(1).lstrip('/')}'", line)
+            for line in self._log.lines()
+        ]
 
     async def close(self) -> None:
         """Nothing to release: the agent starts no process."""
