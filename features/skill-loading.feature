@@ -566,17 +566,16 @@ Feature: skill-loading
   Rule: A SKILL.md SHALL be read only if it is a regular file in its skill's folder, within size limits
     A `SKILL.md` SHALL be read only when it is a regular file, reached from the skill's folder without
     leaving it. A `SKILL.md` that is a folder, a named pipe, a device or a symbolic link leading out of
-    its skill's folder SHALL make the skill refused without being read, and without blocking start-up
-    or shutdown. A `SKILL.md` larger than 1 MiB (1,048,576 bytes), or whose frontmatter is larger than
-    64 KiB (65,536 bytes: the bytes after the opening `---` line and before the closing one), SHALL be
-    refused without being parsed, in time that does not grow with its
-    size beyond reading the limit. A size within both limits SHALL NOT be a reason to refuse. The
-    instructions the
-    format recommends are a few thousand words and a frontmatter a few lines, so these limits refuse
-    nothing real while bounding what one file can cost. The format itself sets no size limit, so
-    refusing a file by its size is needed only of implementations that set these limits
-    (`size-limits`); what every implementation must do is keep loading every other skill beside a large
-    file, and finish loading, without blocking, beside a hostile one.
+    its skill's folder SHALL make the skill refused without being read, and without blocking start-up or
+    shutdown. A `SKILL.md` larger than 1 MiB (1,048,576 bytes), or whose frontmatter is larger than 64
+    KiB (65,536 bytes: the bytes after the opening `---` line and before the closing one), SHALL be
+    refused without being parsed, in time that does not grow with its size beyond reading the limit. A
+    size within both limits SHALL NOT be a reason to refuse. The instructions the format recommends are
+    a few thousand words and a frontmatter a few lines, so these limits refuse nothing real while
+    bounding what one file can cost. The format itself sets no size limit, so refusing a file by its
+    size is needed only of implementations that set these limits (`size-limits`); what every
+    implementation must do is keep loading every other skill beside a large file, and finish loading,
+    without blocking, beside a hostile one.
 
     @id:a-skill-md-shall-be-read-only-if-it-is-a-regular-file-in-its-skill-s-folder-within-size-limits.a-skill-md-that-is-a-folder-is-refused @added-by:skill-conformance
     Scenario: A SKILL.md that is a folder is refused
@@ -761,8 +760,8 @@ Feature: skill-loading
     problem at the entry's own line: a tool whose `import_path` is not a non-empty module and a
     non-empty function joined by a colon, or whose `type` is not Python, and a server without exactly
     one of a command and a URL, whose command or URL is an empty string, or whose arguments are not a
-    list or whose environment is not a mapping. So SHALL a tool whose module cannot be imported. Which skills are refused depends on the
-    choices above, so a scenario whose
+    list or whose environment is not a mapping. So SHALL a tool whose module cannot be imported. Which
+    skills are refused depends on the choices above, so a scenario whose
     skills only some implementations refuse needs the same abilities as the requirement that refuses
     them.
 

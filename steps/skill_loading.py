@@ -202,7 +202,7 @@ def given_control_character(conformance: ScenarioContext, folder: str, code: str
 def given_undecodable_byte(conformance: ScenarioContext, folder: str, code: str) -> None:
     byte = bytes([int(code, 16)])
     assert not byte.isascii(), f"0x{code} is ASCII, so valid UTF-8 on its own"
-    head = _frontmatter(folder, "description: Written in Latin-1: caf@.")
+    head = _frontmatter(folder, "description: Written in Latin-1, as in caf@.")
     conformance.world.skill_file_bytes(folder, head.replace(b"@", byte))
 
 
