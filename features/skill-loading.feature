@@ -693,7 +693,10 @@ Feature: skill-loading
     anyone can publish; a few hundred bytes of YAML can otherwise nest past any recursion limit or, through
     aliases of aliases, stand for a billion values once a value is printed or walked. Loading such a
     frontmatter SHALL finish without blocking: a loader that is still expanding when the suite's timeout
-    runs out fails. Aliases inside `tools:` matter only to implementations that read it
+    runs out fails, and so does one whose process grows by more than 512 MiB while it loads (a few
+    hundred bytes of YAML need nothing near that; a loader that renders the expansion before it gives up
+    needs gigabytes, and then passes or hangs depending on how fast the machine is). The growth is seen
+    in the process that runs the implementation when it is the suite's own. Aliases inside `tools:` matter only to implementations that read it
     (`python-tools`). The two bounds themselves, 64 levels and 10,000 values, are asked only of
     implementations that set such limits (`size-limits`); a frontmatter within them SHALL load. The
     frontmatter's own mapping is the first level; a scalar is no level of its own.
@@ -727,7 +730,7 @@ Feature: skill-loading
         description: Its name stands for a billion values.
         ---
         """
-      When `list_skills` is called, which must finish without blocking
+      When `list_skills` is called, which must finish without blocking or the process's memory growing by more than 512 MiB
       Then the listed skill names are exactly `healthy`
       And the skill `healthy` still loads
 
@@ -744,7 +747,7 @@ Feature: skill-loading
             import_path: [&a [x, x, x, x, x, x, x, x, x, x], &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a], &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b], &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c], &e [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d], &f [*e, *e, *e, *e, *e, *e, *e, *e, *e, *e], &g [*f, *f, *f, *f, *f, *f, *f, *f, *f, *f], &h [*g, *g, *g, *g, *g, *g, *g, *g, *g, *g], [*h, *h, *h, *h, *h, *h, *h, *h, *h, *h]]
         ---
         """
-      When `list_skills` is called, which must finish without blocking
+      When `list_skills` is called, which must finish without blocking or the process's memory growing by more than 512 MiB
       Then the listed skill names are exactly `healthy`
       And the skill `healthy` still loads
 

@@ -6,6 +6,7 @@ from pytest_bdd import given, then, when
 
 from skill_conformance.port import Ability, SkillListing
 from skill_conformance.runtime.context import ScenarioContext
+from skill_conformance.runtime.memory import PeakGrowth
 from skill_conformance.steps._parsing import step
 from skill_conformance.verdicts import expect
 
@@ -141,6 +142,26 @@ def when_list_skills(conformance: ScenarioContext) -> None:
 @when("`list_skills` is called, which must finish without blocking")
 def when_list_skills_bounded(conformance: ScenarioContext) -> None:
     conformance.listing = conformance.bounded(lambda: list(conformance.start().list_skills()))
+
+
+@when(
+    step(
+        "`list_skills` is called, which must finish without blocking or the process's memory"
+        " growing by more than {limit:n} MiB"
+    )
+)
+def when_list_skills_bounded_memory(conformance: ScenarioContext, limit: int) -> None:
+    # Seen in this process, where in-process adapters run the implementation; an implementation
+    # run in a process of its own is checked for the rest of the scenario only.
+    with PeakGrowth() as growth:
+        when_list_skills_bounded(conformance)
+    if growth.mib is not None:
+        expect(
+            growth.mib <= limit,
+            "loading the skills took the memory of the process",
+            expected=f"its resident size to grow by at most {limit} MiB",
+            observed=f"it grew by {growth.mib:.0f} MiB at its peak",
+        )
 
 
 @then(step("the listed skill names include {names:vs}"))

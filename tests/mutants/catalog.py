@@ -792,4 +792,11 @@ MUTANTS = (
         _ids(SL_FOLDERS, "a-skills-directory-that-is-a-file-is-reported-as-a-problem"),
         extra=True,
     ),
+    Mutant(
+        _L + "RendersTheExpansionMutant",
+        SL_YAML,
+        _ids(SL_YAML, "aliases-expanding-in-the-name-are-refused")
+        + _ids(SL_YAML, "aliases-expanding-in-a-tool-s-import-path-are-refused"),
+        extra=True,
+    ),
 )

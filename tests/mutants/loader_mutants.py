@@ -42,6 +42,7 @@ _yaml_problem = frontmatter._yaml_problem
 _tools = loader._tools
 _servers = loader._servers
 _server = loader._server
+_shown_original = loader._shown
 _decode = frontmatter._decode
 
 
@@ -371,6 +372,34 @@ def _located_without_line(path: Path, line: int | None) -> str:
     return str(path)
 
 
+_RENDER_STAND_IN = 768 * 1024 * 1024
+_CHUNK = 64 * 1024 * 1024
+
+
+def _rendering_until_memory_runs_out(value: object) -> str:
+    # The expansion rendered into the problem: the text grows until an allocation fails, and the
+    # problem then says <unprintable> (as pydantic does), so the skill is refused in the end. Stands
+    # in with 768 MiB of text, written so that it is resident, then the failure.
+    if not isinstance(value, list | dict):
+        return _shown_original(value)
+    text: list[bytes] = []
+    try:
+        while len(text) * _CHUNK < _RENDER_STAND_IN:
+            text.append(b"[" * _CHUNK)
+        raise MemoryError("rendering the expansion")
+    except MemoryError:
+        return "<unprintable>"
+    finally:
+        text.clear()
+
+
+RendersTheExpansionMutant = mutant(
+    "RendersTheExpansionMutant",
+    loader=_swapping(
+        (frontmatter, "MAX_VALUES", 10**15),
+        (loader, "_shown", _rendering_until_memory_runs_out),
+    ),
+)
 ProblemsWithoutLinesMutant = mutant(
     "ProblemsWithoutLinesMutant", loader=_swapping((loader, "_located", _located_without_line))
 )

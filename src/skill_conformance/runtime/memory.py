@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-__all__ = ["MemoryCap", "cap_memory"]
+__all__ = ["MemoryCap", "PeakGrowth", "cap_memory"]
 
 try:
     import resource
@@ -54,3 +54,44 @@ def cap_memory(extra_mib: int) -> MemoryCap:
         return MemoryCap(None)  # a tighter bound is already set: keep it
     resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
     return MemoryCap((soft, hard))
+
+
+_STATUS = Path("/proc/self/status")
+_CLEAR_REFS = Path("/proc/self/clear_refs")
+
+
+def _status_kib(field: str) -> int | None:
+    try:
+        for line in _STATUS.read_text().splitlines():
+            if line.startswith(f"{field}:"):
+                return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+class PeakGrowth:
+    """How far the process's resident size rose, at its peak, during a ``with`` block (Linux).
+
+    The kernel keeps the peak (``VmHWM``) and lets a process reset it to its current size
+    (``clear_refs``), so no sampling is needed: a peak reached inside one long C call, which no
+    Python thread could sample, is seen all the same. :attr:`mib` is ``None`` where the peak cannot
+    be reset or read.
+    """
+
+    def __init__(self) -> None:
+        self.mib: float | None = None
+        self._start: int | None = None
+
+    def __enter__(self) -> PeakGrowth:
+        try:
+            _CLEAR_REFS.write_text("5")
+        except OSError:
+            return self
+        self._start = _status_kib("VmRSS")
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        peak = _status_kib("VmHWM")
+        if self._start is not None and peak is not None:
+            self.mib = max(0, peak - self._start) / 1024
