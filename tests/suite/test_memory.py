@@ -26,5 +26,7 @@ def test_an_earlier_peak_does_not_hide_a_later_one() -> None:
         pass
     with PeakGrowth() as growth:
         len(b"x" * (200 * 1024 * 1024))
-    assert quiet.mib is not None and quiet.mib < 50
-    assert growth.mib is not None and growth.mib >= 150
+    assert quiet.mib is not None
+    assert quiet.mib < 50
+    assert growth.mib is not None
+    assert growth.mib >= 150
