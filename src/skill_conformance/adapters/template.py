@@ -127,8 +127,9 @@ class TemplateSystem:
         return []
 
     async def close(self) -> None:
-        """Release everything; no process this system started may be left running.
+        """Shut the host down as production does; no process it started may be left running.
 
-        The template starts nothing, so there is nothing to release: closing must not fail,
+        Call the host's own shutdown, not :meth:`exit` first: a scenario may close while the
+        manager is entered, to see that the shutdown stops its servers. The template starts nothing, so there is nothing to release: closing must not fail,
         or every scenario would also error in its teardown.
         """
