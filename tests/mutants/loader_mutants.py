@@ -512,7 +512,7 @@ KeepsEmptyCommandsMutant = mutant(
 def _iterating_unchecked(skills_dir: Path) -> LoadResult:
     # The skills directory listed without asking whether it is one.
     if not skills_dir.is_dir():
-        skills_dir.iterdir().__next__()
+        next(skills_dir.iterdir())
     return load_skills(skills_dir)
 
 

@@ -130,6 +130,7 @@ class TemplateSystem:
         """Shut the host down as production does; no process it started may be left running.
 
         Call the host's own shutdown, not :meth:`exit` first: a scenario may close while the
-        manager is entered, to see that the shutdown stops its servers. The template starts nothing, so there is nothing to release: closing must not fail,
-        or every scenario would also error in its teardown.
+        manager is entered, to see that the shutdown stops its servers. The template starts
+        nothing, so there is nothing to release: closing must not fail, or every scenario would
+        also error in its teardown.
         """
