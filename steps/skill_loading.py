@@ -356,14 +356,21 @@ def then_nothing_leaks(conformance: ScenarioContext, text: str) -> None:
 # -- problems -----
 
 
-def _problems_naming(conformance: ScenarioContext, path: str) -> str:
+def _problems_naming(conformance: ScenarioContext, path: str, called: str | None = None) -> str:
+    """The one problem naming ``path``; the verdict calls ``path`` ``called`` when given.
+
+    ``called`` stands for a path that changes from run to run (a temporary directory), in the
+    verdict's text and in the problems it quotes, so that the text of a verdict stays the same.
+    """
     problems = list(conformance.start().problems())
     naming = [p for p in problems if path in p]
+    what = repr(path) if called is None else called
+    quoted = problems if called is None else [p.replace(path, f"<{called}>") for p in problems]
     expect(
         len(naming) == 1,
-        f"{len(naming)} problems name {path!r}",
-        expected=f"exactly one problem naming {path!r}",
-        observed=f"{[_excerpt(p) for p in problems]}",
+        f"{len(naming)} problems name {what}",
+        expected=f"exactly one problem naming {what}",
+        observed=f"{[_excerpt(p) for p in quoted]}",
     )
     return naming[0]
 
@@ -375,16 +382,7 @@ def then_one_problem(conformance: ScenarioContext, path: str) -> None:
 
 @then("exactly one problem names the skills directory")
 def then_one_problem_skills_dir(conformance: ScenarioContext) -> None:
-    # The scenario's directory is a temporary path: the verdict's text names it by its role.
-    where = str(conformance.world.skills_dir)
-    problems = list(conformance.start().problems())
-    naming = [p for p in problems if where in p]
-    expect(
-        len(naming) == 1,
-        f"{len(naming)} problems name the skills directory",
-        expected="exactly one problem naming the skills directory's path",
-        observed=f"{[_excerpt(p.replace(where, '<skills directory>')) for p in problems]}",
-    )
+    _problems_naming(conformance, str(conformance.world.skills_dir), "the skills directory")
 
 
 def _expect_field(problem: str, field: str) -> None:
