@@ -7,7 +7,9 @@ rebuild.
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+import dataclasses
+from collections.abc import Callable
+from typing import Any, ClassVar, Protocol
 
 from pydantic_ai import Tool
 from pydantic_ai.toolsets import AbstractToolset, FunctionToolset
@@ -47,6 +49,9 @@ class SkillToolsProvider(IdentityCapability):
 
     """
 
+    _schemas: ClassVar[dict[tuple[type, str], Any]] = {}
+    """Each class's tool schemas, built once: pydantic builds one in about a millisecond."""
+
     def __init__(self, host: SkillHost, *, scope: Scope = POOL_SCOPE) -> None:
         self.host = host
         self.scope = scope
@@ -55,12 +60,23 @@ class SkillToolsProvider(IdentityCapability):
         # pragma: no mutate start
         self._toolset = FunctionToolset(
             [
-                Tool(self.load_skill, name="load_skill", takes_ctx=False),
-                Tool(self.list_skills, name="list_skills", takes_ctx=False),
+                self._tool(self.load_skill, "load_skill"),
+                self._tool(self.list_skills, "list_skills"),
             ],
             id="skill-tools",
         )
         # pragma: no mutate end
+
+    def _tool(self, method: Callable[..., Any], name: str) -> Tool[Any]:
+        """The tool calling ``method``, its schema the one this class's first tool of it got."""
+        key = (type(self), name)
+        schema = self._schemas.get(key)
+        if schema is None:
+            tool: Tool[Any] = Tool(method, name=name, takes_ctx=False)
+            self._schemas[key] = tool.function_schema
+            return tool
+        bound = dataclasses.replace(schema, function=method)
+        return Tool(method, name=name, takes_ctx=False, function_schema=bound)
 
     def get_toolset(self) -> AbstractToolset[Any]:
         """The toolset of ``load_skill`` and ``list_skills``."""

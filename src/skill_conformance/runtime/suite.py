@@ -6,6 +6,7 @@
 pytest_plugins = [
     "skill_conformance.runtime.options",
     "skill_conformance.runtime.plugin",
+    "skill_conformance.runtime.step_lookup",
     "skill_conformance.steps.shared",
     "skill_conformance.steps.skill_manager_cap",
     "skill_conformance.steps.extension_registry",
