@@ -1,64 +1,37 @@
-"""The remembered step lookup: pytest-bdd's answer once per step text, kind and place, then kept."""
+"""The step lookup that gathers the step definitions once finds what pytest-bdd's own finds."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 import pytest
+from pytest_bdd.feature import get_features
 
+from skill_conformance.bundled import features_dir
 from skill_conformance.runtime import step_lookup
-from skill_conformance.runtime.step_lookup import bdd_scenario, remembering
+from skill_conformance.runtime.step_lookup import _ORIGINAL, bdd_scenario, gathering_once
 
 
-@dataclass(frozen=True)
-class _Step:
-    type: str
-    name: str
-
-
-@dataclass
-class _Node:
-    nodeid: str
-    parent: _Node | None = None
-
-
-class _Manager:
-    """Stands for a fixture manager: only its identity matters (answers are kept per manager)."""
-
-
-def test_each_answer_is_pytest_bdds_own_asked_once_per_text_kind_and_parent() -> None:
-    asked: list[tuple[str, str, str]] = []
-
-    def lookup(*, step: _Step, fixturemanager: object, node: _Node) -> list[str]:
-        asked.append((step.type, step.name, node.nodeid))
-        return [f"{step.type}:{step.name}@{node.nodeid}"]
-
-    find = remembering(lookup)
-    manager, other_manager = _Manager(), _Manager()
-    module, other_module = _Node("steps/a.py"), _Node("steps/b.py")
-    first, second = _Node("steps/a.py::one", module), _Node("steps/a.py::two", module)
-    elsewhere = _Node("steps/b.py::three", other_module)
-
-    def found(step: _Step, manager: object, node: _Node) -> list[Any]:
-        return list(find(step=step, fixturemanager=manager, node=node))
-
-    given = _Step("given", "a skill `x`")
-    assert found(given, manager, first) == ["given:a skill `x`@steps/a.py::one"]
-    assert found(given, manager, second) == ["given:a skill `x`@steps/a.py::one"]
-    assert found(given, manager, second) == found(given, manager, first)
-    assert len(asked) == 1
-    found(_Step("then", "a skill `x`"), manager, second)
-    found(_Step("given", "a skill `y`"), manager, second)
-    found(given, manager, elsewhere)
-    found(given, other_manager, first)
-    assert asked == [
-        ("given", "a skill `x`", "steps/a.py::one"),
-        ("then", "a skill `x`", "steps/a.py::two"),
-        ("given", "a skill `y`", "steps/a.py::two"),
-        ("given", "a skill `x`", "steps/b.py::three"),
-        ("given", "a skill `x`", "steps/a.py::one"),
-    ]
+def test_every_step_of_the_features_finds_the_definitions_pytest_bdd_finds(
+    request: pytest.FixtureRequest,
+) -> None:
+    """This session has the suite's step definitions: each step is looked up both ways."""
+    own = request.config.stash[_ORIGINAL]
+    gathering = gathering_once()
+    manager, node = request._fixturemanager, request.node
+    steps = {
+        (step.type, step.name): step
+        for feature in get_features([str(features_dir())])
+        for template in feature.scenarios.values()
+        for step in template.render({}).steps
+    }
+    assert len(steps) > 300
+    found = 0
+    for step in steps.values():
+        expected = list(own(step=step, fixturemanager=manager, node=node))
+        assert list(gathering(step=step, fixturemanager=manager, node=node)) == expected, step
+        found += bool(expected)
+    assert found == len(steps), "a step of the features has no definition"
 
 
 @dataclass
@@ -72,7 +45,7 @@ def test_the_plugin_puts_its_lookup_in_place_for_the_run_and_gives_it_back() -> 
     step_lookup.pytest_configure(config)  # type: ignore[arg-type]
     try:
         assert bdd_scenario.find_fixturedefs_for_step is not before
-        assert bdd_scenario.find_fixturedefs_for_step.__qualname__ == "remembering.<locals>.find"
+        assert bdd_scenario.find_fixturedefs_for_step.__qualname__ == "gathering_once.<locals>.find"
     finally:
         step_lookup.pytest_unconfigure(config)  # type: ignore[arg-type]
     assert bdd_scenario.find_fixturedefs_for_step is before

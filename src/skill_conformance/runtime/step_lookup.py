@@ -1,13 +1,13 @@
-"""pytest-bdd's step lookup, remembered: a step text resolves once per run, not once per step.
+"""pytest-bdd's step lookup with the step definitions an item sees gathered once, not per step.
 
-To find the definition of a step, pytest-bdd asks pytest for every fixture visible to the item
-(about 180 in a conformance run) and tries the parser of each step definition on the step's text,
-for every step of every scenario: measured, a fifth of what a conformance run does between its
-collection and its end. What it finds depends only on the step's kind and text and on where the
-item sits, and no step definition appears once the features are collected: this plugin keeps the
-answer for each (kind, text, the item's parent), per fixture manager, for as long as pytest
-runs. Each lookup is still pytest-bdd's own, made the first time; with a pytest-bdd that has no
-such function the plugin does nothing.
+To find the definitions of a step, pytest-bdd asks pytest for every fixture visible to the item
+(about 180 in a conformance run), keeps those that are step definitions, and tries the parser of
+each on the step's text, for every step of every scenario: measured, a fifth of what a conformance
+run does between its collection and its end. Which step definitions an item sees depends only on
+where it sits, and none appears once the features are collected, so this plugin gathers them once
+per fixture manager and item parent, with pytest-bdd's own helpers, and then does per step what
+pytest-bdd does: the same kind, a parser that matches, in the same order. With a pytest-bdd that
+has no such function the plugin does nothing.
 """
 
 from __future__ import annotations
@@ -18,41 +18,55 @@ from typing import Any, TypeAlias
 from weakref import WeakKeyDictionary
 
 import pytest
+from pytest_bdd.compat import get_fixture_names, getfixturedefs
+from pytest_bdd.steps import StepFunctionContext, step_function_context_registry
 
-__all__ = ["remembering"]
+__all__ = ["gathering_once"]
 
 Lookup: TypeAlias = Callable[..., Iterable[Any]]
 """``find_fixturedefs_for_step(step=, fixturemanager=, node=)``: the definitions of a step."""
-
-_ORIGINAL = pytest.StashKey[Lookup]()
 
 _NAME = "find_fixturedefs_for_step"
 bdd_scenario = importlib.import_module("pytest_bdd.scenario")
 """pytest-bdd's module (``pytest_bdd.scenario`` as an attribute is its function ``scenario``)."""
 
+_ORIGINAL = pytest.StashKey[Lookup]()
 
-def remembering(lookup: Lookup) -> Lookup:
-    """``lookup``, each answer kept per fixture manager and (step kind, step text, item parent)."""
-    answers: WeakKeyDictionary[object, dict[tuple[object, str, str], tuple[Any, ...]]]
-    answers = WeakKeyDictionary()
+
+def gathering_once() -> Lookup:
+    """pytest-bdd's lookup, the step definitions each item parent sees gathered on first use."""
+    seen: WeakKeyDictionary[Any, dict[str, list[tuple[Any, StepFunctionContext]]]]
+    seen = WeakKeyDictionary()
+
+    def visible(fixturemanager: Any, node: pytest.Item) -> list[tuple[Any, StepFunctionContext]]:
+        by_parent = seen.setdefault(fixturemanager, {})
+        parent = "" if node.parent is None else node.parent.nodeid
+        if parent not in by_parent:
+            by_parent[parent] = [
+                (fixturedef, context)
+                for name in get_fixture_names(fixturemanager)
+                for fixturedef in getfixturedefs(fixturemanager, name, node) or []
+                if (context := step_function_context_registry.get(fixturedef.func)) is not None
+            ]
+        return by_parent[parent]
 
     def find(*, step: Any, fixturemanager: Any, node: pytest.Item) -> Iterator[Any]:
-        known = answers.setdefault(fixturemanager, {})
-        key = (step.type, step.name, "" if node.parent is None else node.parent.nodeid)
-        if key not in known:
-            known[key] = tuple(lookup(step=step, fixturemanager=fixturemanager, node=node))
-        return iter(known[key])
+        for fixturedef, context in visible(fixturemanager, node):
+            if context.type is not None and context.type != step.type:
+                continue
+            if context.parser.is_matching(step.name):
+                yield fixturedef
 
     return find
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Put the remembering lookup in pytest-bdd's place for this run."""
+    """Put the gathering lookup in pytest-bdd's place for this run."""
     original = getattr(bdd_scenario, _NAME, None)
     if original is None:
         return
     config.stash[_ORIGINAL] = original
-    setattr(bdd_scenario, _NAME, remembering(original))
+    setattr(bdd_scenario, _NAME, gathering_once())
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
