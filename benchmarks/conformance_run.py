@@ -27,8 +27,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from skill_conformance.testing.mcp_server import COMMAND_ARGS
+
 ROOT = Path(__file__).resolve().parent.parent
-SERVER = ("-m", "skill_conformance.testing.mcp_server", "--label", "bench", "--tool", "echo")
+SERVER = (*COMMAND_ARGS, "--label", "bench", "--tool", "echo")
 
 
 @dataclass(frozen=True)

@@ -27,10 +27,9 @@ from typing import Any
 import yaml
 
 from skill_conformance.port import McpChild, ServerCommand, Setup, ToolsChild
+from skill_conformance.testing.mcp_server import COMMAND_ARGS
 
 __all__ = ["ServerLog", "SkillDraft", "World", "pauses", "pid_alive"]
-
-SERVER_MODULE = "skill_conformance.testing.mcp_server"
 
 GIVE_UP_AFTER = 0.2
 """The bound (:attr:`Setup.give_up_after`) of a world holding a tool module or MCP server that never
@@ -285,7 +284,7 @@ class World:
 
         ``binary_skills`` are served as bytes (blobs) ending in one byte that is not UTF-8.
         """
-        args = ["-m", SERVER_MODULE, "--label", label]
+        args = [*COMMAND_ARGS, "--label", label]
         if logged:
             args += ["--log", str(self.mcp_log)]
         if self.zygote is not None:

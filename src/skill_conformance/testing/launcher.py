@@ -5,24 +5,29 @@ keeps) to the zygote over a Unix socket, learns the pid of the server the zygote
 forwards the signals it gets to that server, and exits with the server's status. When the launcher
 dies, however it dies, the lifeline ends and the server stops.
 
-It imports only a few built-in modules: the point of a zygote is that a start is cheap.
+It imports only built-in modules, and the C halves of ``socket``, ``signal`` and ``struct``
+rather than the modules (whose enums alone took 5 ms): the point of a zygote is that a start is
+cheap.
 """
 
 from __future__ import annotations
 
+import _signal  # type: ignore[import-not-found]  # no stub: signal.py without its enums
+import _socket
+import _struct
 import marshal
 import os
-import signal
-import socket
-import struct
-from collections.abc import Callable, Sequence
+
+TYPE_CHECKING = False  # not typing's: importing typing would double the launcher's imports
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Sequence
 
 __all__ = ["FORWARDED", "HEADER", "Unavailable", "launch"]
 
-HEADER = struct.Struct("!I")
+HEADER = _struct.Struct("!I")
 """The request's length, before the request itself (a ``marshal``-ed dict)."""
 
-FORWARDED = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT)
+FORWARDED = (_signal.SIGTERM, _signal.SIGINT, _signal.SIGHUP, _signal.SIGQUIT)
 """The signals a launcher passes on to its server."""
 
 
@@ -37,7 +42,7 @@ def launch(address: str, argv: Sequence[str]) -> int:
         Unavailable: Nothing listens at ``address`` (nothing was started then).
 
     """
-    connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    connection = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
         connection.connect(address)
     except OSError as error:
@@ -46,15 +51,32 @@ def launch(address: str, argv: Sequence[str]) -> int:
     watched, held = os.pipe()  # the lifeline: the server reads `watched`; only we hold `held`
     request = {"argv": list(argv), "env": dict(os.environ), "cwd": os.getcwd(), "pid": os.getpid()}
     payload = marshal.dumps(request)
-    with connection:
-        socket.send_fds(connection, [HEADER.pack(len(payload))], [0, 1, 2, watched])
+    try:
+        fds = _struct.pack("4i", 0, 1, 2, watched)
+        rights = [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, fds)]
+        connection.sendmsg([HEADER.pack(len(payload))], rights)
         connection.sendall(payload)
         os.close(watched)
-        lines = connection.makefile("r", encoding="ascii")
-        return _await_server(lines.readline, held)
+        return _await_server(_lines(connection), held)
+    finally:
+        connection.close()
 
 
-def _await_server(readline: Callable[[], str], lifeline: int) -> int:
+def _lines(connection: _socket.socket) -> Iterator[str]:
+    """The lines the zygote writes, as they come; an empty one once it hangs up."""
+    pending = b""
+    while True:
+        while b"\n" not in pending:
+            chunk = connection.recv(256)
+            if not chunk:
+                while True:
+                    yield ""
+            pending += chunk
+        line, _, pending = pending.partition(b"\n")
+        yield line.decode("ascii")
+
+
+def _await_server(lines: Iterator[str], lifeline: int) -> int:
     """Forward signals to the server whose pid comes first, until its exit status comes."""
     pending: list[int] = []
     server: list[int] = []
@@ -69,17 +91,17 @@ def _await_server(readline: Callable[[], str], lifeline: int) -> int:
             pass
 
     for forwarded in FORWARDED:
-        signal.signal(forwarded, forward)
-    first = readline().split()
+        _signal.signal(forwarded, forward)
+    first = next(lines).split()
     if first[:1] != ["pid"]:
         return 1
     server.append(int(first[1]))
     for waiting in pending:
         forward(waiting, None)
-    last = readline().split()
+    last = next(lines).split()
     os.close(lifeline)
     status = int(last[1]) if last[:1] == ["exit"] else 1
     if status < 0:  # the server was killed by a signal: die of the same one
-        signal.signal(-status, signal.SIG_DFL)
+        _signal.signal(-status, _signal.SIG_DFL)
         os.kill(os.getpid(), -status)
     return status
