@@ -31,7 +31,7 @@ from skill_conformance.testing.mcp_server import COMMAND_ARGS
 
 __all__ = ["ServerLog", "SkillDraft", "World", "pauses", "pid_alive"]
 
-GIVE_UP_AFTER = 0.2
+GIVE_UP_AFTER = 0.1
 """The bound (:attr:`Setup.give_up_after`) of a world holding a tool module or MCP server that never
 finishes: production defaults (the reference's 5 s import, 10 s handshake) would only be waited
 out. Short, because nothing else in such a world has to finish within it: its healthy skills'
