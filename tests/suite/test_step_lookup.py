@@ -5,11 +5,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pytest
+from pytest_bdd import parsers
 from pytest_bdd.feature import get_features
 
 from skill_conformance.bundled import features_dir
 from skill_conformance.runtime import step_lookup
-from skill_conformance.runtime.step_lookup import _ORIGINAL, bdd_scenario, gathering_once
+from skill_conformance.runtime.step_lookup import (
+    _ORIGINAL,
+    _beginning,
+    _cannot_match,
+    bdd_scenario,
+    gathering_once,
+)
 
 
 def test_every_step_of_the_features_finds_the_definitions_pytest_bdd_finds(
@@ -49,3 +56,23 @@ def test_the_plugin_puts_its_lookup_in_place_for_the_run_and_gives_it_back() -> 
     finally:
         step_lookup.pytest_unconfigure(config)  # type: ignore[arg-type]
     assert bdd_scenario.find_fixturedefs_for_step is before
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a skill `x` declaring the tool `t`",
+        "A SKILL `x` declaring the tool `t`",  # parse matches in any case
+        "a skill `x` declaring",
+        "the skill `x`",
+        "a skil",
+        "\u017fkill `x`",
+        "",
+    ],
+)
+def test_a_step_skipped_for_its_beginning_is_one_its_parser_would_not_match(text: str) -> None:
+    parser = parsers.parse("a skill `{name}` declaring the tool `{tool}`")
+    assert _beginning(parser) == "a skill `"
+    if _cannot_match(_beginning(parser), text):
+        assert not parser.is_matching(text)
+    assert _beginning(parsers.re(r"a skill `(?P<name>.*)`")) == ""

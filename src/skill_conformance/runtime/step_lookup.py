@@ -6,8 +6,9 @@ each on the step's text, for every step of every scenario: measured, a fifth of 
 run does between its collection and its end. Which step definitions an item sees depends only on
 where it sits, and none appears once the features are collected, so this plugin gathers them once
 per fixture manager and item parent, with pytest-bdd's own helpers, and then does per step what
-pytest-bdd does: the same kind, a parser that matches, in the same order. With a pytest-bdd that
-has no such function the plugin does nothing.
+pytest-bdd does: the same kind, a parser that matches, in the same order (a ``parse`` parser is
+not tried on a step that does not begin as its text does). With a pytest-bdd that has no such
+function the plugin does nothing.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any, TypeAlias
 from weakref import WeakKeyDictionary
 
 import pytest
+from pytest_bdd import parsers
 from pytest_bdd.compat import get_fixture_names, getfixturedefs
 from pytest_bdd.steps import StepFunctionContext, step_function_context_registry
 
@@ -33,17 +35,38 @@ bdd_scenario = importlib.import_module("pytest_bdd.scenario")
 _ORIGINAL = pytest.StashKey[Lookup]()
 
 
+Definition: TypeAlias = tuple[Any, StepFunctionContext, str]
+"""A step definition's fixture, its context, and how every step it matches begins (or ``""``)."""
+
+
+def _beginning(parser: object) -> str:
+    """The ASCII text, lowercased, that every step ``parser`` matches begins with; else ``""``.
+
+    A ``parse`` parser matches a whole step, from its first character, its text before the first
+    field as written (in any case, unless told otherwise): a step that does not begin so cannot
+    match, and needs no parsing.
+    """
+    if type(parser) is not parsers.parse:
+        return ""
+    beginning = str(parser.name).split("{", 1)[0]
+    return beginning.lower() if beginning.isascii() else ""
+
+
+def _cannot_match(beginning: str, text: str) -> bool:
+    start = text[: len(beginning)]
+    return bool(beginning) and start.isascii() and start.lower() != beginning
+
+
 def gathering_once() -> Lookup:
     """pytest-bdd's lookup, the step definitions each item parent sees gathered on first use."""
-    seen: WeakKeyDictionary[Any, dict[str, list[tuple[Any, StepFunctionContext]]]]
-    seen = WeakKeyDictionary()
+    seen: WeakKeyDictionary[Any, dict[str, list[Definition]]] = WeakKeyDictionary()
 
-    def visible(fixturemanager: Any, node: pytest.Item) -> list[tuple[Any, StepFunctionContext]]:
+    def visible(fixturemanager: Any, node: pytest.Item) -> list[Definition]:
         by_parent = seen.setdefault(fixturemanager, {})
         parent = "" if node.parent is None else node.parent.nodeid
         if parent not in by_parent:
             by_parent[parent] = [
-                (fixturedef, context)
+                (fixturedef, context, _beginning(context.parser))
                 for name in get_fixture_names(fixturemanager)
                 for fixturedef in getfixturedefs(fixturemanager, name, node) or []
                 if (context := step_function_context_registry.get(fixturedef.func)) is not None
@@ -51,8 +74,10 @@ def gathering_once() -> Lookup:
         return by_parent[parent]
 
     def find(*, step: Any, fixturemanager: Any, node: pytest.Item) -> Iterator[Any]:
-        for fixturedef, context in visible(fixturemanager, node):
+        for fixturedef, context, beginning in visible(fixturemanager, node):
             if context.type is not None and context.type != step.type:
+                continue
+            if _cannot_match(beginning, step.name):
                 continue
             if context.parser.is_matching(step.name):
                 yield fixturedef
