@@ -7,8 +7,8 @@ run does between its collection and its end. Which step definitions an item sees
 where it sits, and none appears once the features are collected, so this plugin gathers them once
 per fixture manager and item parent, with pytest-bdd's own helpers, and then does per step what
 pytest-bdd does: the same kind, a parser that matches, in the same order (a ``parse`` parser is
-not tried on a step that does not begin as its text does). With a pytest-bdd that has no such
-function the plugin does nothing.
+not tried on a step that does not begin as its text does). A pytest-bdd without these helpers
+(8.1 keeps a step's context on its function, not in a registry) keeps its own lookup.
 """
 
 from __future__ import annotations
@@ -20,8 +20,16 @@ from weakref import WeakKeyDictionary
 
 import pytest
 from pytest_bdd import parsers
-from pytest_bdd.compat import get_fixture_names, getfixturedefs
-from pytest_bdd.steps import StepFunctionContext, step_function_context_registry
+from pytest_bdd.compat import getfixturedefs
+from pytest_bdd.steps import StepFunctionContext
+
+try:
+    from pytest_bdd.compat import get_fixture_names
+    from pytest_bdd.steps import step_function_context_registry
+except ImportError:  # pytest-bdd < 9: its own lookup stays
+    HELPERS = False
+else:
+    HELPERS = True
 
 __all__ = ["gathering_once"]
 
@@ -88,7 +96,7 @@ def gathering_once() -> Lookup:
 def pytest_configure(config: pytest.Config) -> None:
     """Put the gathering lookup in pytest-bdd's place for this run."""
     original = getattr(bdd_scenario, _NAME, None)
-    if original is None:
+    if original is None or not HELPERS:
         return
     config.stash[_ORIGINAL] = original
     setattr(bdd_scenario, _NAME, gathering_once())
