@@ -7,6 +7,11 @@ UV ?= $(shell command -v uv 2>/dev/null || echo $(HOME)/.local/bin/uv)
 OPENSPEC ?= npx --yes @fission-ai/openspec@1.13.2
 IMPL ?= reference
 export OPENSPEC_TELEMETRY := 0
+# Bytecode is written as on a developer's machine, also where the environment says not to (this
+# project's machines and CI do): pytest then keeps the modules it rewrites (the suite's, the
+# features' steps, every plugin's), which every pytest process otherwise rewrites again, about
+# 1.5 s each, a hundred and more of them in `make ci`.
+unexport PYTHONDONTWRITEBYTECODE
 
 $(UV):
 	python3 -m pip install --user --quiet uv
@@ -14,8 +19,8 @@ $(UV):
 .PHONY: sync
 sync: $(UV) ## Install the locked environment, its bytecode compiled
 	@# Compiled once here, so that no run compiles a module from source (with
-	@# PYTHONDONTWRITEBYTECODE set nothing else ever writes it: pydantic-ai's 1.6 MB price table
-	@# alone took about 0.3 s of CPU in every conformance run). Later syncs compile only what changed.
+	@# PYTHONDONTWRITEBYTECODE set, as a caller of uv may have it, nothing else would write it:
+	@# pydantic-ai's 1.6 MB price table alone took about 0.3 s of CPU in every conformance run).
 	$(UV) sync --frozen --quiet --compile-bytecode
 
 .PHONY: conformance
@@ -66,7 +71,7 @@ typecheck: sync ## mypy --strict over the suite, the steps and the reference
 
 .PHONY: bench
 bench: sync ## Benchmark ratios, side by side: run vs collect-only, per scenario, server vs interpreter start; tool-list scaling
-	$(UV) run --frozen python benchmarks/conformance_run.py --impl $(IMPL) --no-zygote-too
+	$(UV) run --frozen python benchmarks/conformance_run.py --impl $(IMPL) --no-zygote-too --user-plugins-too
 	$(UV) run --frozen python benchmarks/tool_list_scaling.py --impl $(IMPL) \
 		$(foreach p,$(REAL_PYTHON),--real-python $(p))
 

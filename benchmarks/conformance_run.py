@@ -1,21 +1,27 @@
 """Benchmark: the conformance run against its own collect-only run, measured side by side.
 
     uv run python benchmarks/conformance_run.py [--impl reference] [--repeat 5] [--no-zygote-too]
+        [--user-plugins-too]
 
 Each repeat runs, one right after the other, ``pytest steps --collect-only`` (the interpreter, the
 imports, the implementation's loading, parsing the features) and ``pytest steps`` (all that, then
 every scenario, real MCP server processes included), and with ``--no-zygote-too`` the run once more
-with every test MCP server importing the ``mcp`` SDK itself. It prints the medians and the ratios
-of each repeat's pair, wall and CPU time (user + system, child processes included), the cost per
-scenario, and how long a test MCP server takes from spawn to a completed handshake, with and
-without the zygote, against a bare interpreter's start. Ratios measured side by side are what
-carry from one machine, or one load, to another: the load average is printed with them.
+with every test MCP server importing the ``mcp`` SDK itself; with ``--user-plugins-too`` the pair
+once more without the pytest plugins that only the suite's dev dependencies bring (as a project
+that installs only ``skill-conformance`` runs it). A pair runs first unmeasured: it writes
+pytest's assertion-rewrite cache where bytecode may be written, as a user's first run does.
+It prints the medians and the ratios of each repeat's pair, wall and CPU time (user + system,
+child processes included), the cost per scenario, and how long a test MCP server takes from spawn
+to a completed handshake, with and without the zygote, against a bare interpreter's start.
+Ratios measured side by side are what carry from one machine, or one load, to another: the load
+average is printed with them.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib.metadata
 import os
 import re
 import resource
@@ -31,6 +37,18 @@ from skill_conformance.testing.mcp_server import COMMAND_ARGS
 
 ROOT = Path(__file__).resolve().parent.parent
 SERVER = (*COMMAND_ARGS, "--label", "bench", "--tool", "echo")
+DEV_ONLY = {"hypothesis", "syrupy", "pytest-xdist", "pytest-timeout", "pytest-random-order"}
+"""The distributions of the suite's dev dependency group that register pytest plugins."""
+
+
+def _dev_only_plugins() -> list[str]:
+    """``-p no:NAME`` for each pytest plugin a dev-only distribution registers."""
+    return [
+        option
+        for entry in importlib.metadata.entry_points(group="pytest11")
+        if entry.dist is not None and entry.dist.name in DEV_ONLY
+        for option in ("-p", f"no:{entry.name}")
+    ]
 
 
 @dataclass(frozen=True)
@@ -122,15 +140,33 @@ def main() -> None:
     parser.add_argument(
         "--no-zygote-too", action="store_true", help="also time runs with --no-zygote"
     )
+    parser.add_argument(
+        "--user-plugins-too",
+        action="store_true",
+        help="also time the pair without the dev-only pytest plugins",
+    )
     options = parser.parse_args()
     load_before = os.getloadavg()
     print(
         f"conformance run, --impl {options.impl}, {os.cpu_count()} CPUs, {options.repeat} repeats"
     )
+    writes = not os.environ.get("PYTHONDONTWRITEBYTECODE")
+    print(
+        "pytest's assertion-rewrite cache: "
+        + (
+            "written by the unmeasured first pair, then read (as a user's runs after the first)"
+            if writes
+            else "not written (PYTHONDONTWRITEBYTECODE is set): each run rewrites what it lacks"
+        )
+    )
+    user = _dev_only_plugins()
+    _pytest(options.impl, "--collect-only")
+    _pytest(options.impl)
 
     collects: list[Sample] = []
     runs: list[Sample] = []
     cold: list[Sample] = []
+    user_pairs: list[tuple[Sample, Sample]] = []
     for attempt in range(1, options.repeat + 1):
         collects.append(_pytest(options.impl, "--collect-only"))
         runs.append(_pytest(options.impl))
@@ -140,6 +176,13 @@ def main() -> None:
         if options.no_zygote_too:
             cold.append(_pytest(options.impl, "--no-zygote"))
             _progress(f"repeat {attempt}: run --no-zygote {cold[-1].wall:.1f} s")
+        if options.user_plugins_too:
+            pair = (_pytest(options.impl, "--collect-only", *user), _pytest(options.impl, *user))
+            user_pairs.append(pair)
+            _progress(
+                f"repeat {attempt}, user plugins: collect-only {pair[0].wall:.1f} s, "
+                f"run {pair[1].wall:.1f} s"
+            )
     _progress("server starts")
     starts = _starts(options.starts)
     load_after = os.getloadavg()
@@ -166,6 +209,14 @@ def main() -> None:
         f"per scenario (run - collect-only) / {scenarios}: wall {_spread(per_wall, 'ms', 0)}, "
         f"CPU {_spread(per_cpu, 'ms', 0)}"
     )
+    if user_pairs:
+        user_ratios = [run.wall / collect.wall for collect, run in user_pairs]
+        print(
+            f"without the dev-only plugins ({len(user) // 2}): collect-only wall "
+            f"{_spread([c.wall for c, _ in user_pairs])}, run wall "
+            f"{_spread([r.wall for _, r in user_pairs])}; run / collect-only: wall "
+            f"{_spread(user_ratios, '', 2)}"
+        )
     if cold:
         cold_ratios = [c.wall / k.wall for c, k in zip(cold, collects, strict=True)]
         print(

@@ -1,0 +1,59 @@
+"""A run of the scenarios keeps what collection built out of the garbage collector's way."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+_PROBE = """
+import gc
+
+def test_probe():
+    print("FROZEN", gc.get_freeze_count())
+"""
+
+_AFTER = """
+import gc
+import pytest
+
+@pytest.hookimpl(trylast=True)
+def pytest_unconfigure(config):
+    print("AFTER", gc.get_freeze_count())
+"""
+
+
+def _run(tmp_path: Path, folder: str) -> str:
+    (tmp_path / folder).mkdir(exist_ok=True)
+    (tmp_path / folder / "test_probe.py").write_text(_PROBE)
+    (tmp_path / "conftest.py").write_text(_AFTER)
+    done = subprocess.run(
+        [
+            *(sys.executable, "-m", "pytest", "-q", "-s", "-p", "no:cacheprovider"),
+            *("-p", "skill_conformance.runtime.plugin", f"{folder}/test_probe.py"),
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout
+
+
+def _count(output: str, label: str) -> int:
+    return next(int(line.split()[-1]) for line in output.splitlines() if line.startswith(label))
+
+
+def test_the_scenarios_run_with_the_collected_heap_frozen_and_it_is_thawed_after(
+    tmp_path: Path,
+) -> None:
+    output = _run(tmp_path, "steps")
+    assert _count(output, "FROZEN") > 10_000, output
+    assert _count(output, "AFTER") == 0, output
+
+
+def test_a_run_of_other_tests_leaves_the_heap_alone(tmp_path: Path) -> None:
+    output = _run(tmp_path, "checks")
+    assert _count(output, "FROZEN") == 0, output
