@@ -2,7 +2,8 @@
 
 The suite's own plugin attaches the verdict to every report (``verdict`` and ``scenario_id`` user
 properties); this one keeps the most severe verdict per scenario id, so that a test running the
-suite in a subprocess can assert on verdicts without parsing terminal output.
+suite in a subprocess can assert on verdicts without parsing terminal output. With
+``--scenario-ids=ID,ID`` only the scenarios of those ids run (the others are deselected).
 """
 
 from __future__ import annotations
@@ -19,6 +20,23 @@ _KEY = pytest.StashKey[dict[str, str]]()
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--verdicts-json", default=None, help="write scenario verdicts to FILE")
+    parser.addoption("--scenario-ids", default=None, help="run only the scenarios of these ids")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Deselect, before any other plugin sees them, the scenarios ``--scenario-ids`` leaves out."""
+    wanted = config.getoption("--scenario-ids")
+    if wanted is None:
+        return
+    ids = set(wanted.split(","))
+    kept, dropped = [], []
+    for item in items:
+        scenario = [m.args[1] for m in item.iter_markers("spec") if m.args[0] == "id"]
+        (kept if ids.intersection(scenario) else dropped).append(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+    items[:] = kept
 
 
 def pytest_configure(config: pytest.Config) -> None:

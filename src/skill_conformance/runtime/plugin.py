@@ -222,8 +222,8 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     """Take what start-up and collection built out of the cyclic garbage collector's way.
 
     The modules imported, the features parsed and the items live until the run ends, yet every
-    full collection during the scenarios walked them all again: measured, about a tenth of what
-    a conformance run does after its collection. Frozen, they are never scanned (nor freed: they
+    full collection during the scenarios walked them all again (measured: 0.7 s of collecting
+    garbage after collection, 0.3 s frozen). Frozen, they are never scanned (nor freed: they
     would not have been); :func:`pytest_unconfigure` gives them back to the collector.
     """
     config = session.config
