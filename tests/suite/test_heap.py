@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
+
+from tests.suite.plugin_run import run_with_plugin
 
 _PROBE = """
 import gc
@@ -24,20 +24,8 @@ def pytest_unconfigure(config):
 
 
 def _run(tmp_path: Path, folder: str) -> str:
-    (tmp_path / folder).mkdir(exist_ok=True)
-    (tmp_path / folder / "test_probe.py").write_text(_PROBE)
-    (tmp_path / "conftest.py").write_text(_AFTER)
-    done = subprocess.run(
-        [
-            *(sys.executable, "-m", "pytest", "-q", "-s", "-p", "no:cacheprovider"),
-            *("-p", "skill_conformance.runtime.plugin", f"{folder}/test_probe.py"),
-        ],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    files = {f"{folder}/test_probe.py": _PROBE, "conftest.py": _AFTER}
+    done = run_with_plugin(tmp_path, files, f"{folder}/test_probe.py")
     assert done.returncode == 0, done.stdout + done.stderr
     return done.stdout
 

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.suite.plugin_run import run_with_plugin
 
 _GREEDY = """
 def test_greedy():
@@ -20,19 +21,9 @@ def test_greedy():
 
 
 def _run(tmp_path: Path, *options: str) -> subprocess.CompletedProcess[str]:
-    (tmp_path / "steps").mkdir(exist_ok=True)  # the bound is for runs of the scenarios
-    (tmp_path / "steps" / "test_greedy.py").write_text(_GREEDY)
-    return subprocess.run(
-        [
-            *(sys.executable, "-m", "pytest", "-q", "-s", "-p", "no:cacheprovider"),
-            *("-p", "skill_conformance.runtime.plugin", *options, "steps/test_greedy.py"),
-        ],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    # The bound is for runs of the scenarios: the test sits in a steps folder.
+    greedy = {"steps/test_greedy.py": _GREEDY}
+    return run_with_plugin(tmp_path, greedy, *options, "steps/test_greedy.py")
 
 
 @pytest.mark.skipif(not Path("/proc/self/statm").exists(), reason="reads /proc (Linux)")
