@@ -1,4 +1,4 @@
-"""Every mutant of the reference, run through the full conformance suite, must die.
+"""Every mutant of the reference, run through the conformance suite, must die.
 
 Each must-die mutant gets one ``pytest steps --impl <mutant>`` run in a subprocess (the runs go
 in parallel, ``SC_MUTANT_WORKERS`` at a time, default one per CPU). The run must end as a test
