@@ -116,6 +116,21 @@ def _starts(count: int) -> dict[str, list[float]]:
         zygote.stop()
 
 
+def _calibration(count: int = 5) -> float:
+    """Median seconds of a fixed pure-Python loop: how fast this machine runs Python right now.
+
+    The machines are virtual and shared: their speed drifts (by 40 % within one session, seen on
+    2026-12-06), which no load average shows. Taken before and after, it tells whether a figure
+    was measured on a machine that changed speed meanwhile.
+    """
+    times = []
+    for _ in range(count):
+        began = time.perf_counter()
+        sum(range(5_000_000))
+        times.append(time.perf_counter() - began)
+    return _median(times)
+
+
 def _progress(text: str) -> None:
     print(f"  [{time.strftime('%H:%M:%S')}] {text}", file=sys.stderr, flush=True)
 
@@ -147,6 +162,7 @@ def main() -> None:
     )
     options = parser.parse_args()
     load_before = os.getloadavg()
+    speed_before = _calibration()
     print(
         f"conformance run, --impl {options.impl}, {os.cpu_count()} CPUs, {options.repeat} repeats"
     )
@@ -186,6 +202,7 @@ def main() -> None:
     _progress("server starts")
     starts = _starts(options.starts)
     load_after = os.getloadavg()
+    speed_after = _calibration()
 
     scenarios = runs[0].scenarios
     wall_ratios = [run.wall / collect.wall for run, collect in zip(runs, collects, strict=True)]
@@ -193,6 +210,10 @@ def main() -> None:
     per_wall = [(r.wall - c.wall) / scenarios * 1000 for r, c in zip(runs, collects, strict=True)]
     per_cpu = [(r.cpu - c.cpu) / scenarios * 1000 for r, c in zip(runs, collects, strict=True)]
     print(f"load average (1 min) before {load_before[0]:.2f}, after {load_after[0]:.2f}")
+    print(
+        f"machine speed, a fixed Python loop: {speed_before * 1000:.0f} ms before, "
+        f"{speed_after * 1000:.0f} ms after (a change means the machine's speed drifted)"
+    )
     print(f"scenarios: {scenarios} (last run: {runs[-1].outcome})")
     print(
         f"collect-only: wall {_spread([c.wall for c in collects])}, "
