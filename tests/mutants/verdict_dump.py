@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from skill_conformance.runtime.plugin import spec_tags
 from skill_conformance.verdicts import Verdict
 
 _KEY = pytest.StashKey[dict[str, str]]()
@@ -32,8 +33,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     ids = set(wanted.split(","))
     kept, dropped = [], []
     for item in items:
-        scenario = [m.args[1] for m in item.iter_markers("spec") if m.args[0] == "id"]
-        (kept if ids.intersection(scenario) else dropped).append(item)
+        (kept if ids.intersection(spec_tags(item).get("id", ())) else dropped).append(item)
     if dropped:
         config.hook.pytest_deselected(items=dropped)
     items[:] = kept

@@ -133,7 +133,8 @@ def pytest_bdd_apply_tag(tag: str, function: Callable[..., object]) -> bool | No
     return True
 
 
-def _spec_tags(item: pytest.Item) -> dict[str, list[str]]:
+def spec_tags(item: pytest.Item) -> dict[str, list[str]]:
+    """The values of an item's feature tags by key (``@id:x`` gives ``{"id": ["x"]}``)."""
     tags: dict[str, list[str]] = {}
     for marker in item.iter_markers("spec"):
         key, value = marker.args
@@ -142,7 +143,7 @@ def _spec_tags(item: pytest.Item) -> dict[str, list[str]]:
 
 
 def _info(item: pytest.Item) -> ScenarioInfo | None:
-    tags = _spec_tags(item)
+    tags = spec_tags(item)
     if "id" not in tags:
         return None
     feature, scenario, rule, path, line = _names(item)
@@ -198,7 +199,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def _needs(item: pytest.Item) -> frozenset[Ability]:
     """The abilities a scenario's ``@needs`` tags name; an unknown one fails the scenario."""
     needs = set()
-    for need in _spec_tags(item).get("needs", []):
+    for need in spec_tags(item).get("needs", []):
         try:
             needs.add(Ability(need))
         except ValueError:
@@ -226,10 +227,9 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     garbage after collection, 0.3 s frozen). Frozen, they are never scanned (nor freed: they
     would not have been); :func:`pytest_unconfigure` gives them back to the collector.
     """
-    config = session.config
-    if _aims_at_steps(config) and not config.stash.get(_FROZEN, False):
+    if _aims_at_steps(session.config):
         gc.freeze()
-        config.stash[_FROZEN] = True
+        session.config.stash[_FROZEN] = True
 
 
 @pytest.hookimpl(trylast=True)
@@ -362,7 +362,7 @@ def conformance(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Scen
         implementation=implementation_of(request.config),
         world=World(tmp_path, zygote=_zygote_address(request.config)),
         timeout=request.config.stash[_TIMEOUT],
-        needs=_needs(request.node) if _spec_tags(request.node).get("id") else None,
+        needs=_needs(request.node) if spec_tags(request.node).get("id") else None,
     )
     yield context
     leftovers = context.close()
