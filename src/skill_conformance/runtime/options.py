@@ -63,6 +63,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "forking it from a warm parent (slower; the servers are real processes either way)",
     )
     group.addoption(
+        "--scenario-workers",
+        metavar="N",
+        default=os.environ.get("SKILL_CONFORMANCE_WORKERS", "auto"),
+        help="processes that run the scenarios, forked from this one once collection ends: a "
+        "number, or auto (default: on Linux, one per CPU the memory limit leaves room for, "
+        "when the run holds only scenarios and enough of them); 1 runs them in this process",
+    )
+    group.addoption(
         "--conformance-results",
         metavar="FILE",
         type=Path,

@@ -20,17 +20,24 @@ import signal
 import threading
 from collections.abc import Callable, Generator, Iterator, Mapping
 from pathlib import Path
-from types import FrameType
 
 import pytest
 
 from skill_conformance import __version__
 from skill_conformance.bundled import spec_digest
-from skill_conformance.options import OptionError, positive_seconds, whole_mib, writable_file
+from skill_conformance.options import (
+    OptionError,
+    positive_seconds,
+    whole_mib,
+    worker_count,
+    writable_file,
+)
 from skill_conformance.port import Ability, Implementation, Unsupported
 from skill_conformance.runtime.context import ScenarioContext
+from skill_conformance.runtime.interrupts import raise_on_sigterm
 from skill_conformance.runtime.loading import AdapterLoadError, load_implementation
 from skill_conformance.runtime.memory import MemoryCap, cap_memory
+from skill_conformance.runtime.parallel import Plan, plan_workers, run_in_workers
 from skill_conformance.runtime.world import World
 from skill_conformance.testing.zygote import Zygote
 from skill_conformance.verdicts.block import TRACEBACK_OPTION
@@ -51,32 +58,22 @@ _MEMORY_LIMIT = pytest.StashKey[int]()
 _MEMORY = pytest.StashKey[MemoryCap]()
 _ZYGOTE = pytest.StashKey[Zygote]()
 _FROZEN = pytest.StashKey[bool]()
-
-
-class Terminated(KeyboardInterrupt):
-    """SIGTERM, raised as an interrupt so that the run ends as it does on Ctrl-C."""
-
-
-def _on_sigterm(signum: int, frame: FrameType | None) -> None:
-    # Once: a second SIGTERM during the clean-up must not cut the clean-up short.
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    raise Terminated(f"terminated by signal {signum}")
+_WORKERS = pytest.StashKey[int | None]()
+_PLAN = pytest.StashKey[Plan]()
 
 
 def pytest_configure(config: pytest.Config) -> None:
     """Register the suite's marker and the hooks that classify and show the verdicts."""
     config.addinivalue_line("markers", "spec(key, value): a tag of the generated features")
     _check_options(config)
-    reporting = Reporting(
-        config, _COLLECTED, lambda: header_of(config), lambda: _expectation_notes(config)
-    )
+    reporting = Reporting(config, _COLLECTED, lambda: header_of(config), lambda: _notes(config))
     config.pluginmanager.register(reporting, "skill-conformance-reporting")
     if _aims_at_steps(config):
         config.stash[_MEMORY] = cap_memory(config.stash[_MEMORY_LIMIT])
     main = threading.current_thread() is threading.main_thread()
     if main and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:  # leave others' handlers
         config.stash[_SIGTERM_HANDLED] = True
-        signal.signal(signal.SIGTERM, _on_sigterm)
+        signal.signal(signal.SIGTERM, raise_on_sigterm)
 
 
 def _check_options(config: pytest.Config) -> None:
@@ -87,6 +84,9 @@ def _check_options(config: pytest.Config) -> None:
         )
         config.stash[_MEMORY_LIMIT] = whole_mib(
             "--memory-limit", config.getoption("--memory-limit")
+        )
+        config.stash[_WORKERS] = worker_count(
+            "--scenario-workers", config.getoption("--scenario-workers")
         )
         results: Path | None = config.getoption("--conformance-results")
         if results is not None and not hasattr(config, "workerinput"):
@@ -109,9 +109,12 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
-def _expectation_notes(config: pytest.Config) -> list[str]:
+def _notes(config: pytest.Config) -> list[str]:
+    """The lines above the summary: the expectations file applied; the workers, if any."""
     applied = config.stash.get(_EXPECTATIONS, None)
-    return applied.describe() if applied is not None else []
+    plan = config.stash.get(_PLAN, None)
+    notes = applied.describe() if applied is not None else []
+    return [*notes, plan.note] if plan is not None and plan.note else notes
 
 
 def implementation_of(config: pytest.Config) -> Implementation:
@@ -230,6 +233,53 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     if _aims_at_steps(session.config):
         gc.freeze()
         session.config.stash[_FROZEN] = True
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtestloop(session: pytest.Session) -> bool | None:
+    """Run the scenarios in workers forked now, when the run and the machine suit it.
+
+    ``None`` leaves the run to pytest's own loop, in this process.
+    """
+    config = session.config
+    collection_failed = session.testsfailed and not config.option.continue_on_collection_errors
+    if config.option.collectonly or collection_failed or not _COLLECTED:
+        return None
+    plan = plan_workers(
+        session.items,
+        config.stash[_WORKERS],
+        is_scenario=lambda item: item.nodeid in _COLLECTED,
+        memory_limit_mib=config.stash[_MEMORY_LIMIT],
+        unsuitable=_unsuitable_for_workers(config),
+    )
+    config.stash[_PLAN] = plan
+    if plan.workers < 2:
+        return None
+    why_not = run_in_workers(session, plan.workers, in_worker=lambda: _leave_zygote(config))
+    if why_not is not None:
+        config.stash[_PLAN] = Plan(1, f"scenarios ran in this process: {why_not}")
+        return None
+    return True
+
+
+def _unsuitable_for_workers(config: pytest.Config) -> str | None:
+    """Why this run's options need the scenarios in this process, if they do."""
+    option = config.option
+    if getattr(option, "usepdb", False) or getattr(option, "trace", False):
+        return "--pdb and --trace debug in this process"
+    if any(getattr(option, name, False) for name in ("setuponly", "setupplan", "setupshow")):
+        return "--setup-show, --setup-only and --setup-plan print from this process"
+    if config.getoption("log_cli_level", None) is not None or config.getini("log_cli"):
+        return "live logging (log_cli) prints from this process"
+    if _xdist_controller(config) or hasattr(config, "workerinput"):
+        return "pytest-xdist distributes them"
+    return None
+
+
+def _leave_zygote(config: pytest.Config) -> None:
+    zygote = config.stash.get(_ZYGOTE, None)
+    if zygote is not None:
+        zygote.leave()
 
 
 @pytest.hookimpl(trylast=True)

@@ -242,6 +242,14 @@ class Zygote:
         finally:
             listener.close()
 
+    def leave(self) -> None:
+        """In a process forked from the owner: close its copy of the lifeline.
+
+        The zygote ends when the last copy closes; one kept by a fork would outlive the owner.
+        """
+        if os.getpid() != self._owner and self._process.stdin is not None:
+            self._process.stdin.close()
+
     def stop(self, timeout: float = 5.0) -> None:
         """Close the lifeline; wait for the zygote to stop its servers and exit (bounded)."""
         if os.getpid() != self._owner:

@@ -111,8 +111,9 @@ class Reporting:
         info = self.collected.get(item.nodeid)
         if info is None:
             return report
-        if call.when == "setup":  # later reports copy the item's properties; this one did
+        if call.when == "setup":  # later reports copy the item's properties
             item.user_properties.extend(info.as_properties())
+        if ("scenario_id", info.scenario_id) not in report.user_properties:  # made before that
             report.user_properties.extend(info.as_properties())
         report.location = (info.path, info.line - 1, info.title)
         not_applicable = item.stash.get(_NOT_APPLICABLE, None)
