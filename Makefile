@@ -71,7 +71,7 @@ typecheck: sync ## mypy --strict over the suite, the steps and the reference
 
 .PHONY: bench
 bench: sync ## Benchmark ratios, side by side: run vs collect-only, per scenario, server vs interpreter start; tool-list scaling
-	$(UV) run --frozen python benchmarks/conformance_run.py --impl $(IMPL) --no-zygote-too --user-plugins-too
+	$(UV) run --frozen python benchmarks/conformance_run.py --impl $(IMPL) --one-process-too --no-zygote-too --user-plugins-too
 	$(UV) run --frozen python benchmarks/tool_list_scaling.py --impl $(IMPL) \
 		$(foreach p,$(REAL_PYTHON),--real-python $(p))
 

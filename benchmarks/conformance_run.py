@@ -1,11 +1,13 @@
 """Benchmark: the conformance run against its own collect-only run, measured side by side.
 
     uv run python benchmarks/conformance_run.py [--impl reference] [--repeat 5] [--no-zygote-too]
-        [--user-plugins-too]
+        [--user-plugins-too] [--one-process-too]
 
 Each repeat runs, one right after the other, ``pytest steps --collect-only`` (the interpreter, the
 imports, the implementation's loading, parsing the features) and ``pytest steps`` (all that, then
-every scenario, real MCP server processes included), and with ``--no-zygote-too`` the run once more
+every scenario, real MCP server processes included, in the workers ``--scenario-workers auto``
+forks); with ``--one-process-too`` the run once more with every scenario in pytest's own process
+(``--scenario-workers 1``); with ``--no-zygote-too`` the run once more
 with every test MCP server importing the ``mcp`` SDK itself; with ``--user-plugins-too`` the pair
 once more without the pytest plugins that only the suite's dev dependencies bring (as a project
 that installs only ``skill-conformance`` runs it). A pair runs first unmeasured: it writes
@@ -60,6 +62,8 @@ class Sample:
     scenarios: int
     outcome: str
     """pytest's closing line."""
+    workers: str
+    """The suite's line saying where the scenarios ran, if it printed one."""
 
 
 def _children_cpu() -> float:
@@ -78,7 +82,8 @@ def _pytest(impl: str, *args: str) -> Sample:
         sys.exit(f"pytest exited {done.returncode}:\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
     last = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else ""
     counts = re.findall(r"(\d+) (?:passed|failed|skipped|xfailed|xpassed|error|tests? coll)", last)
-    return Sample(wall, cpu, sum(int(count) for count in counts), last)
+    workers = next((line for line in done.stdout.splitlines() if "scenarios ran in" in line), "")
+    return Sample(wall, cpu, sum(int(count) for count in counts), last, workers)
 
 
 async def _handshake(zygote: str | None) -> float:
@@ -156,6 +161,11 @@ def main() -> None:
         "--no-zygote-too", action="store_true", help="also time runs with --no-zygote"
     )
     parser.add_argument(
+        "--one-process-too",
+        action="store_true",
+        help="also time runs with every scenario in pytest's own process (--scenario-workers 1)",
+    )
+    parser.add_argument(
         "--user-plugins-too",
         action="store_true",
         help="also time the pair without the dev-only pytest plugins",
@@ -182,6 +192,7 @@ def main() -> None:
     collects: list[Sample] = []
     runs: list[Sample] = []
     cold: list[Sample] = []
+    single: list[Sample] = []
     user_pairs: list[tuple[Sample, Sample]] = []
     for attempt in range(1, options.repeat + 1):
         collects.append(_pytest(options.impl, "--collect-only"))
@@ -189,6 +200,9 @@ def main() -> None:
         _progress(
             f"repeat {attempt}: collect-only {collects[-1].wall:.1f} s, run {runs[-1].wall:.1f} s"
         )
+        if options.one_process_too:
+            single.append(_pytest(options.impl, "--scenario-workers", "1"))
+            _progress(f"repeat {attempt}: run in one process {single[-1].wall:.1f} s")
         if options.no_zygote_too:
             cold.append(_pytest(options.impl, "--no-zygote"))
             _progress(f"repeat {attempt}: run --no-zygote {cold[-1].wall:.1f} s")
@@ -215,6 +229,8 @@ def main() -> None:
         f"{speed_after * 1000:.0f} ms after (a change means the machine's speed drifted)"
     )
     print(f"scenarios: {scenarios} (last run: {runs[-1].outcome})")
+    where = runs[-1].workers or "in pytest's own process"
+    print(f"where they ran: {where}")
     print(
         f"collect-only: wall {_spread([c.wall for c in collects])}, "
         f"CPU {_spread([c.cpu for c in collects])}"
@@ -237,6 +253,14 @@ def main() -> None:
             f"{_spread([c.wall for c, _ in user_pairs])}, run wall "
             f"{_spread([r.wall for _, r in user_pairs])}; run / collect-only: wall "
             f"{_spread(user_ratios, '', 2)}"
+        )
+    if single:
+        single_ratios = [s.wall / k.wall for s, k in zip(single, collects, strict=True)]
+        speedups = [s.wall / r.wall for s, r in zip(single, runs, strict=True)]
+        print(
+            f"run in one process (--scenario-workers 1): wall {_spread([s.wall for s in single])}, "
+            f"CPU {_spread([s.cpu for s in single])}; / collect-only: wall "
+            f"{_spread(single_ratios, '', 2)}; / run: wall {_spread(speedups, '', 2)}"
         )
     if cold:
         cold_ratios = [c.wall / k.wall for c, k in zip(cold, collects, strict=True)]

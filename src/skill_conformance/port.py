@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 __all__ = [
+    "FORK_SAFE",
     "Ability",
     "AgentPath",
     "AsyncSkillSystem",
@@ -45,6 +46,7 @@ __all__ = [
     "SkillSystemError",
     "ToolsChild",
     "Unsupported",
+    "fork_safe",
 ]
 
 
@@ -386,6 +388,15 @@ class SkillSystem(Protocol):
         """Blocking :meth:`AsyncSkillSystem.close`."""
 
 
+FORK_SAFE = "fork_safe"
+"""The optional attribute by which an :class:`Implementation` allows forked workers."""
+
+
+def fork_safe(implementation: object) -> bool:
+    """Whether ``implementation`` declares that its scenarios may run in forked workers."""
+    return getattr(implementation, FORK_SAFE, False) is True
+
+
 @runtime_checkable
 class Implementation(Protocol):
     """An implementation under test, as ``--impl`` selects it.
@@ -395,6 +406,11 @@ class Implementation(Protocol):
         version: The implementation's version, shown in the results header.
         unsupported: Abilities this adapter cannot provide, each with the reason shown
             for the scenarios that need it.
+
+    An implementation may also set ``fork_safe = True`` (:data:`FORK_SAFE`): nothing it holds
+    from one scenario to the next (a process, a connection, a thread) is shared or broken when the
+    suite's process forks, so its scenarios may run in forked workers
+    (:mod:`skill_conformance.runtime.parallel`). Without it they run in the suite's own process.
 
     """
 

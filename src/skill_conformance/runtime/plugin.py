@@ -32,7 +32,7 @@ from skill_conformance.options import (
     worker_count,
     writable_file,
 )
-from skill_conformance.port import Ability, Implementation, Unsupported
+from skill_conformance.port import Ability, Implementation, Unsupported, fork_safe
 from skill_conformance.runtime.context import ScenarioContext
 from skill_conformance.runtime.interrupts import raise_on_sigterm
 from skill_conformance.runtime.loading import AdapterLoadError, load_implementation
@@ -263,7 +263,10 @@ def pytest_runtestloop(session: pytest.Session) -> bool | None:
 
 
 def _unsuitable_for_workers(config: pytest.Config) -> str | None:
-    """Why this run's options need the scenarios in this process, if they do."""
+    """Why this run (its implementation, its options) needs the scenarios in this process."""
+    implementation = implementation_of(config)
+    if not fork_safe(implementation):
+        return f"{implementation.name} does not declare itself fork_safe (docs/porting.md)"
     option = config.option
     if getattr(option, "usepdb", False) or getattr(option, "trace", False):
         return "--pdb and --trace debug in this process"

@@ -103,6 +103,7 @@ class World:
         self._pipes: list[Path] = []
         self._processes: list[subprocess.Popen[bytes]] = []
         self._give_up_after: float | None = None
+        self._hanging_imports = False
         self.skills_dir_is_file = False
         """Whether :meth:`write` makes the skills directory a plain file instead."""
         for directory in (self.skills_dir, self.modules_dir, self.scratch):
@@ -153,6 +154,7 @@ class World:
         self._module_names.append(name)
         if failure == "hang":
             self._give_up_after = GIVE_UP_AFTER
+            self._hanging_imports = True
             body = (
                 "import os, time\n"
                 f"_release = {json.dumps(str(self.import_release))}\n"
@@ -412,7 +414,7 @@ class World:
     def teardown(self) -> None:
         """Stop the world's own servers, end hanging imports; forget its modules."""
         self.release()
-        if self.scratch.is_dir():
+        if self._hanging_imports and self.scratch.is_dir():
             self.import_release.write_text("released")
         for process in self._processes:
             process.terminate()

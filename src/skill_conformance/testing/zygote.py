@@ -212,6 +212,7 @@ def _serve_forever(listen_fd: int) -> None:
 
     gc.freeze()  # keep the imported objects' pages shared with the forked servers
     _Parent(listener, lifeline, serve_argv).run()
+    os._exit(0)  # its servers are stopped; tearing its heap down would only keep pytest waiting
 
 
 # -- the zygote, seen from the process that owns it ------------------------------------------------
