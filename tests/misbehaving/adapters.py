@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import functools
+import os
 import warnings
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
@@ -22,7 +23,14 @@ from skill_conformance.adapters.reference import (
     ReferenceParts,
     ReferenceSystem,
 )
-from skill_conformance.port import Ability, AsyncSkillSystem, McpChild, Setup, Unsupported
+from skill_conformance.port import (
+    Ability,
+    AsyncSkillSystem,
+    McpChild,
+    Setup,
+    SkillListing,
+    Unsupported,
+)
 from skill_conformance.reference.manager import SkillManagerCap
 from skill_conformance.reference.pool import ManagerFactory
 from skill_conformance.reference.skill import Skill
@@ -206,6 +214,19 @@ class _LeavesServersRunning(ReferenceSystem):
 
 
 LeavesServersRunning = _implementation("LeavesServersRunning", _LeavesServersRunning)
+
+
+# -- ends the process it runs in -------------------------------------------------------------------
+
+
+class _EndsProcess(ReferenceSystem):
+    """Ends the whole process when asked to list skills, as a library calling ``os._exit`` would."""
+
+    async def list_skills(self) -> Sequence[SkillListing]:
+        os._exit(3)
+
+
+EndsProcess = _implementation("EndsProcess", _EndsProcess)
 
 
 # -- warns, as third-party code often does -------------------------------------------------------

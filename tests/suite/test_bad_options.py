@@ -42,6 +42,15 @@ def test_a_scenario_timeout_that_is_not_a_positive_finite_number_is_refused(valu
     assert value in line
 
 
+@pytest.mark.parametrize("value", ["0", "-2", "two", "1.5", ""])
+def test_scenario_workers_that_are_not_a_positive_number_or_auto_are_refused(value: str) -> None:
+    done = _pytest_steps(f"--scenario-workers={value}", "-k", "tool_merging")
+    assert done.returncode == pytest.ExitCode.USAGE_ERROR, done.stdout[-2000:]
+    line = _one_error_line(done.stdout + done.stderr)
+    assert "--scenario-workers" in line
+    assert value in line
+
+
 def test_conformance_results_naming_a_directory_is_refused_before_the_run(
     tmp_path: Path,
 ) -> None:

@@ -78,6 +78,7 @@ def _run_and_signal(
     ready: Callable[[Path, str], bool],
     impl: str = "reference",
     extra_env: dict[str, str] | None = None,
+    workers: str = "1",
 ) -> tuple[int, float, str, Path, Path, str]:
     marker = f"SKILL_CONFORMANCE_INTERRUPT_TEST={uuid.uuid4().hex}"
     base, temp, results = tmp_path / "base", tmp_path / "tmp", tmp_path / "out" / "results.json"
@@ -87,7 +88,7 @@ def _run_and_signal(
     command = [
         sys.executable, "-m", "pytest", "steps", "--impl", impl, "-q", "-p", "no:randomly",
         "-p", "no:cacheprovider", "-k", select, f"--basetemp={base}",
-        f"--conformance-results={results}",
+        f"--conformance-results={results}", f"--scenario-workers={workers}",
     ]  # fmt: skip
     process = subprocess.Popen(
         command,
@@ -115,15 +116,21 @@ def _run_and_signal(
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["sigint", "sigterm"])
-@pytest.mark.parametrize("where", ["stdio", "http", "jsonlines"])
+@pytest.mark.parametrize(
+    ("where", "workers"),
+    # The JSON-lines adapter is not fork_safe: its scenarios run in pytest's process.
+    [("stdio", "1"), ("stdio", "2"), ("http", "1"), ("http", "2"), ("jsonlines", "1")],
+)
 def test_one_signal_stops_the_run_and_leaves_nothing_behind(
-    tmp_path: Path, sig: signal.Signals, where: str
+    tmp_path: Path, sig: signal.Signals, where: str, workers: str
 ) -> None:
+    """With workers, the signal reaches pytest's process, which passes it on to each, once."""
     impl, env = "reference", {}
     if where == "stdio":
         select, ready = "mcp and not by_url", lambda base, _marker: _stdio_server_started(base)
     elif where == "http":
-        select, ready = "reached_by_url", lambda _base, marker: _http_server_running(marker)
+        select = "reached_by_url or python_tools"
+        ready = lambda _base, marker: _http_server_running(marker)  # noqa: E731
     else:  # a JSON-lines implementation hanging in run_tool, with a child process of its own
         pids = tmp_path / "pids"
         faulty = ROOT / "tests" / "jsonlines_impl" / "faulty.py"
@@ -133,8 +140,9 @@ def test_one_signal_stops_the_run_and_leaves_nothing_behind(
         ready = lambda _base, _marker: _jsonlines_hangs(pids)  # noqa: E731
         env["SKILL_CONFORMANCE_JSONL_CMD"] += f" --pids {shlex.quote(str(pids))}"
     status, elapsed, output, temp, results, marker = _run_and_signal(
-        tmp_path, sig, select, ready, impl, env
+        tmp_path, sig, select, ready, impl, env, workers
     )
+    assert ("scenarios ran in 2 worker processes" in output) == (workers == "2"), output[-3000:]
 
     assert "ImplementationCrash" not in output, output[-3000:]
     assert status == pytest.ExitCode.INTERRUPTED, output[-3000:]
