@@ -9,7 +9,7 @@
 - JUnit XML names each test case after its scenario, its class after the capability.
 - The summary is printed last, after pytest's short test summary.
 - An interrupted run (Ctrl-C, SIGTERM) says so under the summary, and its results file says
-  ``"interrupted": true``; the scenario in flight gets no verdict.
+  ``"interrupted": true``; a scenario in flight gets no verdict.
 """
 
 from __future__ import annotations
@@ -214,7 +214,8 @@ class Reporting:
         if interrupted:
             terminal.write_line(
                 f"run interrupted: {len(self.ledger.verdicts)} of {len(self.collected)} "
-                "scenarios got a verdict; the scenario in flight and those after it were not run"
+                "scenarios got a verdict; those in flight got none, and those not yet begun "
+                "were not run"
             )
 
     @pytest.hookimpl(tryfirst=True)
