@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,7 @@ from typing import Any
 import pytest
 
 from skill_conformance.runtime.parallel import Plan, plan_workers
-from tests.mutants.suite_run import SuiteRun, processes_mentioning, run_suite
+from tests.mutants.suite_run import ROOT, SuiteRun, processes_mentioning, run_suite
 
 _NOTE = re.compile(r"^scenarios ran in .*\n", re.MULTILINE)
 _SECONDS = re.compile(r"\b\d+\.\d+s\b")
@@ -88,6 +89,23 @@ def test_a_worker_that_dies_errs_the_scenario_it_ran_and_the_run_goes_on() -> No
     assert set(run.verdicts.values()) == {"passed", "errored"}, run.verdicts
     assert "WorkerDied: the worker process running it exited with status 3" in tail
     assert processes_mentioning(run.scratch) == []
+
+
+def test_when_pytest_s_own_process_breaks_no_worker_outlives_it(tmp_path: Path) -> None:
+    base = tmp_path / "base"  # in the command line of pytest's process and of each worker
+    command = [
+        *(sys.executable, "-m", "pytest", "steps", "-q", "-p", "no:cacheprovider"),
+        *("--impl=reference", "-p", "tests.suite.breaks_parent", "--scenario-workers=2"),
+        f"--basetemp={base}",
+    ]
+    with (tmp_path / "output").open("w") as output:  # no pipe for a worker to hold open
+        done = subprocess.run(
+            command, cwd=ROOT, stdout=output, stderr=subprocess.STDOUT, timeout=120, check=False
+        )
+    text = (tmp_path / "output").read_text()
+    assert done.returncode == pytest.ExitCode.INTERNAL_ERROR, text[-3000:]
+    assert "the parent's report hook broke" in text
+    assert processes_mentioning(str(base)) == []
 
 
 def test_warnings_raised_in_workers_reach_the_summary() -> None:

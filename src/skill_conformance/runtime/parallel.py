@@ -307,6 +307,10 @@ class _Run:
             self.stop()
             self.finish()
             raise
+        except BaseException:  # this process broke (a hook raised): no worker may outlive it
+            self.stop()
+            self.kill()
+            raise
         self.finish()
         self.raise_outcome()
 
@@ -426,14 +430,18 @@ class _Run:
         except KeyboardInterrupt:  # a second interrupt: stop waiting
             pass
         finally:
-            for worker in list(self.workers.values()):
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(worker.pid, signal.SIGKILL)
-                self.ended(worker)
+            self.kill()
         if self.stopping and not (self.session.shouldfail or self.session.shouldstop):
             for index in sorted(self.done):  # what finished, the gaps left out
                 if index >= self.replayed:
                     self.replay_one(index)
+
+    def kill(self) -> None:
+        """Kill and reap every worker still running."""
+        for worker in list(self.workers.values()):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(worker.pid, signal.SIGKILL)
+            self.ended(worker)
 
     def raise_outcome(self) -> None:
         """End the run as one process would have: interrupted, exited, failed fast, stopped."""
