@@ -33,7 +33,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, Pipe, wait
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, Literal, NoReturn
 
 import pytest
 
@@ -343,9 +343,7 @@ class _Run:
             self.replay()
         elif kind == "stopped":
             worker.stopped = (message[1], message[2])
-            if (
-                not self.stopping
-            ):  # on its own: interrupted from outside, or pytest.exit, or a crash
+            if not self.stopping:  # of its own: interrupted from outside, pytest.exit, a crash
                 self.outcome = worker.stopped
                 self.stop()
 
@@ -369,15 +367,19 @@ class _Run:
             self.fork()
 
     def err(self, index: int, why: str) -> None:
-        """Report the scenario at ``index`` errored in its call, as pytest reports a phase."""
+        """Report the scenario at ``index`` errored in the phase it died in, as pytest would."""
         item = self.items[index]
+        events = self.events.setdefault(index, [])
+        reported = {payload[0].when for name, payload in events if name == "logreport"}
+        when: Literal["setup", "call", "teardown"] = (
+            "teardown" if "call" in reported else "call" if "setup" in reported else "setup"
+        )
 
         def died() -> NoReturn:
             raise WorkerDied(why)
 
-        call = pytest.CallInfo.from_call(died, when="call")
+        call = pytest.CallInfo.from_call(died, when=when)
         report = item.ihook.pytest_runtest_makereport(item=item, call=call)
-        events = self.events.setdefault(index, [])
         events += [("logreport", (report,)), ("logfinish", (item.nodeid, item.location))]
         self.done.add(index)
         self.replay()
