@@ -150,7 +150,9 @@ def main() -> int:
     from tests.mutants.survivors import changes
 
     zygote = Zygote()
-    env = {**os.environ, ZYGOTE_VARIABLE: zygote.address}
+    # Each scenario in mutmut's own process: it learns which scenarios reach which mutant by
+    # tracing them there, and it already runs a child per CPU.
+    env = {**os.environ, ZYGOTE_VARIABLE: zygote.address, "SKILL_CONFORMANCE_WORKERS": "1"}
     try:
         # Both copies now: the second run must mutate the very code the first one did.
         steps_copy = _workspace("steps", ["steps"])
