@@ -125,6 +125,16 @@ def test_workers_asked_of_an_implementation_that_is_not_fork_safe_say_why_not() 
     ) in run.output, run.output[-3000:]
 
 
+def test_a_traced_run_keeps_its_scenarios_where_the_tracer_sees_them() -> None:
+    select = "list_skills or tool_merging"
+    run = run_suite("reference", "-p", "tests.suite.traced", "-k", select, "--scenario-workers=2")
+    assert run.returncode == 0, run.output[-3000:]
+    assert (
+        "scenarios ran in this process, not in 2 workers: "
+        "a tracer (coverage, a debugger) watches this process, and not its workers"
+    ) in run.output, run.output[-3000:]
+
+
 # -- how many workers --------------------------------------------------------------------------
 
 

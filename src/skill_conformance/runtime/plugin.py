@@ -17,6 +17,7 @@ from __future__ import annotations
 import gc
 import os
 import signal
+import sys
 import threading
 from collections.abc import Callable, Generator, Iterator, Mapping
 from pathlib import Path
@@ -276,7 +277,17 @@ def _unsuitable_for_workers(config: pytest.Config) -> str | None:
         return "live logging (log_cli) prints from this process"
     if _xdist_controller(config) or hasattr(config, "workerinput"):
         return "pytest-xdist distributes them"
+    if _traced():
+        return "a tracer (coverage, a debugger) watches this process, and not its workers"
     return None
+
+
+def _traced() -> bool:
+    """Whether a trace function or a ``sys.monitoring`` tool (coverage's, say) is installed."""
+    if sys.gettrace() is not None:
+        return True
+    monitoring = getattr(sys, "monitoring", None)  # Python 3.12+
+    return monitoring is not None and any(monitoring.get_tool(tool) for tool in range(6))
 
 
 def _leave_zygote(config: pytest.Config) -> None:
