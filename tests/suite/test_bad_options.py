@@ -33,21 +33,22 @@ def _one_error_line(output: str) -> str:
     return lines[0]
 
 
-@pytest.mark.parametrize("value", ["0", "-1", "nan", "inf", "1e400", "soon"])
-def test_a_scenario_timeout_that_is_not_a_positive_finite_number_is_refused(value: str) -> None:
-    done = _pytest_steps(f"--scenario-timeout={value}", "-k", "tool_merging")
-    assert done.returncode == pytest.ExitCode.USAGE_ERROR, done.stdout[-2000:]
-    line = _one_error_line(done.stdout + done.stderr)
-    assert "--scenario-timeout" in line
-    assert value in line
+_BAD_VALUES = [
+    # not a positive, finite number of seconds
+    *(("--scenario-timeout", value) for value in ("0", "-1", "nan", "inf", "1e400", "soon")),
+    # neither a positive number of processes nor auto
+    *(("--scenario-workers", value) for value in ("0", "-2", "two", "1.5", "")),
+]
 
 
-@pytest.mark.parametrize("value", ["0", "-2", "two", "1.5", ""])
-def test_scenario_workers_that_are_not_a_positive_number_or_auto_are_refused(value: str) -> None:
-    done = _pytest_steps(f"--scenario-workers={value}", "-k", "tool_merging")
+@pytest.mark.parametrize(("option", "value"), _BAD_VALUES)
+def test_an_option_value_that_cannot_be_used_is_refused_in_one_line(
+    option: str, value: str
+) -> None:
+    done = _pytest_steps(f"{option}={value}", "-k", "tool_merging")
     assert done.returncode == pytest.ExitCode.USAGE_ERROR, done.stdout[-2000:]
     line = _one_error_line(done.stdout + done.stderr)
-    assert "--scenario-workers" in line
+    assert option in line
     assert value in line
 
 
