@@ -37,9 +37,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--memory-limit",
         metavar="MIB",
         default="4096",
-        help="MiB the suite's process may grow beyond its size at start-up, so that an "
-        "implementation reading without bound fails with MemoryError instead of exhausting "
-        "the machine (default 4096; 0: no bound)",
+        help="MiB the suite's process (and each worker) may grow beyond its size at start-up, "
+        "so that an implementation reading without bound fails with MemoryError instead of "
+        "exhausting the machine (default 4096; 0: no bound)",
     )
     group.addoption(
         "--expectations",

@@ -58,6 +58,17 @@ class WorkerDied(Exception):
     """The worker process running a scenario ended before the scenario did."""
 
 
+class _ParentGone(Exception):
+    """In a worker: the connection to pytest's process is closed."""
+
+
+def _send(connection: Connection, message: object) -> None:
+    try:
+        connection.send(message)
+    except (EOFError, OSError) as error:
+        raise _ParentGone from error
+
+
 @dataclass(frozen=True)
 class Plan:
     """How many workers run the scenarios, and the line that says so (or why not) in the summary."""
@@ -139,7 +150,7 @@ class _Forwarder:
         """False while registering: the historic warnings replayed then are the parent's."""
 
     def send(self, kind: str, *payload: object) -> None:
-        self.connection.send(("event", self.index, kind, payload))
+        _send(self.connection, ("event", self.index, kind, payload))
 
     def pytest_runtest_logstart(self, nodeid: str, location: tuple[str, int | None, str]) -> None:
         self.send("logstart", nodeid, location)
@@ -194,8 +205,11 @@ def _work(session: pytest.Session, connection: Connection, in_worker: Callable[[
     items = session.items
 
     def ask() -> int | None:
-        connection.send(("next",))
-        answer: int | None = connection.recv()
+        _send(connection, ("next",))
+        try:
+            answer: int | None = connection.recv()
+        except (EOFError, OSError) as error:
+            raise _ParentGone from error
         return answer
 
     try:
@@ -205,22 +219,22 @@ def _work(session: pytest.Session, connection: Connection, in_worker: Callable[[
             forwarder.index = current
             nextitem = items[following] if following is not None else None
             items[current].ihook.pytest_runtest_protocol(item=items[current], nextitem=nextitem)
-            connection.send(("done", current))
+            _send(connection, ("done", current))
             current = following
-    except KeyboardInterrupt:
-        _tear_down(session)
-        connection.send(("stopped", "interrupted", None))
-    except pytest.exit.Exception as stop:
-        _tear_down(session)
-        connection.send(("stopped", "exit", (stop.msg, stop.returncode)))
-    except (EOFError, OSError):  # the parent is gone
+    except _ParentGone:
         _tear_down(session)
         return 1
+    except KeyboardInterrupt:
+        _tear_down(session)
+        _send(connection, ("stopped", "interrupted", None))
+    except pytest.exit.Exception as stop:
+        _tear_down(session)
+        _send(connection, ("stopped", "exit", (stop.msg, stop.returncode)))
     except BaseException:
         import traceback
 
         _tear_down(session)
-        connection.send(("stopped", "crash", traceback.format_exc()))
+        _send(connection, ("stopped", "crash", traceback.format_exc()))
         return 1
     return 0
 
