@@ -287,7 +287,8 @@ class _Run:
         """Scenarios replayed: all before this index were, in order."""
         self.stopping = False
         self.outcome: tuple[str, Any] | None = None
-        """Why the workers stopped early: ``("exit", (msg, code))`` or ``("crash", text)``."""
+        """Why a worker stopped the run of its own: ``("interrupted", None)`` (a signal reached it,
+        not this process), ``("exit", (msg, code))`` (``pytest.exit``) or ``("crash", text)``."""
         for _ in range(min(count, len(self.items))):
             self.fork()
 
