@@ -79,6 +79,7 @@ def _run_and_signal(
     impl: str = "reference",
     extra_env: dict[str, str] | None = None,
     workers: str = "1",
+    to_group: bool = False,
 ) -> tuple[int, float, str, Path, Path, str]:
     marker = f"SKILL_CONFORMANCE_INTERRUPT_TEST={uuid.uuid4().hex}"
     base, temp, results = tmp_path / "base", tmp_path / "tmp", tmp_path / "out" / "results.json"
@@ -104,7 +105,10 @@ def _run_and_signal(
             assert process.poll() is None, "the run ended before the signal could be sent"
             assert time.monotonic() < deadline, "the scenario to interrupt never started"
             time.sleep(0.02)
-        process.send_signal(sig)
+        if to_group:  # as a terminal's Ctrl-C, or a CI runner killing the job's process group
+            os.killpg(process.pid, sig)
+        else:
+            process.send_signal(sig)
         sent = time.monotonic()
         output, _ = process.communicate(timeout=120)
         elapsed = time.monotonic() - sent
@@ -142,8 +146,26 @@ def test_one_signal_stops_the_run_and_leaves_nothing_behind(
     status, elapsed, output, temp, results, marker = _run_and_signal(
         tmp_path, sig, select, ready, impl, env, workers
     )
-    assert ("scenarios ran in 2 worker processes" in output) == (workers == "2"), output[-3000:]
+    _stopped_cleanly(status, elapsed, output, temp, results, marker, workers)
 
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["sigint", "sigterm"])
+def test_one_signal_to_the_whole_process_group_stops_a_run_in_workers(
+    tmp_path: Path, sig: signal.Signals
+) -> None:
+    """Each worker gets the signal too: it ignores Ctrl-C, and one SIGTERM counts once."""
+    select, ready = "mcp and not by_url", lambda base, _marker: _stdio_server_started(base)
+    status, elapsed, output, temp, results, marker = _run_and_signal(
+        tmp_path, sig, select, ready, workers="2", to_group=True
+    )
+    _stopped_cleanly(status, elapsed, output, temp, results, marker, "2")
+
+
+def _stopped_cleanly(
+    status: int, elapsed: float, output: str, temp: Path, results: Path, marker: str, workers: str
+) -> None:
+    """Interrupted (exit 2) soon, nothing blamed on the implementation or left behind."""
+    assert ("scenarios ran in 2 worker processes" in output) == (workers == "2"), output[-3000:]
     assert "ImplementationCrash" not in output, output[-3000:]
     assert status == pytest.ExitCode.INTERRUPTED, output[-3000:]
     assert elapsed < _EXIT_WITHIN, f"exited {elapsed:.1f} s after the signal"
