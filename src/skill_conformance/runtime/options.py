@@ -67,8 +67,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="N",
         default=os.environ.get("SKILL_CONFORMANCE_WORKERS", "auto"),
         help="processes that run the scenarios, forked from this one once collection ends: a "
-        "number, or auto (default: on Linux, one per CPU the memory limit leaves room for, "
-        "when the run holds only scenarios and enough of them); 1 runs them in this process",
+        "number, or auto (default: on Linux, one per CPU and one more, as many as the memory "
+        "limit leaves room for, one per 8 scenarios at most); 1 runs them in this process",
     )
     group.addoption(
         "--conformance-results",
