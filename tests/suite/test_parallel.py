@@ -108,6 +108,27 @@ def test_when_pytest_s_own_process_breaks_no_worker_outlives_it(tmp_path: Path) 
     assert processes_mentioning(str(base)) == []
 
 
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_only_the_worlds_of_scenarios_that_did_not_pass_are_kept(
+    tmp_path: Path, workers: str
+) -> None:
+    """The suite's configuration: a world is deleted as its scenario passes, in its worker."""
+    base = tmp_path / "base"
+    command = [
+        *(sys.executable, "-m", "pytest", "steps", "-q", "-p", "no:cacheprovider"),
+        *("--impl=reference", "-p", "tests.suite.fails_merging", f"--scenario-workers={workers}"),
+        *("-k", "list_skills or tool_merging or python_tools", f"--basetemp={base}"),
+    ]
+    done = subprocess.run(
+        command, cwd=ROOT, capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == pytest.ExitCode.TESTS_FAILED, done.stdout[-3000:]
+    assert "1 failed, 6 passed" in done.stdout, done.stdout[-3000:]
+    kept = sorted(path.name for path in base.iterdir() if not path.is_symlink())
+    assert kept == ["test_skillmanagercap_inherits_0"]
+    assert (base / kept[0] / "skills").is_dir()
+
+
 def test_warnings_raised_in_workers_reach_the_summary() -> None:
     select = "list_skills or load_skill_by or tool_merging or python_tools"
     run = run_suite("tests.misbehaving.adapters:Warns", "-k", select, "--scenario-workers=2")

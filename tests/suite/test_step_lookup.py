@@ -41,6 +41,29 @@ def test_every_step_of_the_features_finds_the_definitions_pytest_bdd_finds(
     assert found == len(steps), "a step of the features has no definition"
 
 
+def test_a_step_looked_up_again_is_not_parsed_again(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A step's text repeats across scenarios: its definitions are found by parsing it once."""
+    gathering = gathering_once()
+    manager, node = request._fixturemanager, request.node
+    steps = [
+        step
+        for feature in get_features([str(features_dir())])
+        for template in feature.scenarios.values()
+        for step in template.render({}).steps
+    ]
+    first = [list(gathering(step=step, fixturemanager=manager, node=node)) for step in steps]
+
+    def parsed_again(self: object, text: str) -> bool:
+        raise AssertionError(f"{text!r} parsed again")
+
+    for parser in (parsers.parse, parsers.cfparse, parsers.re, parsers.string):
+        monkeypatch.setattr(parser, "is_matching", parsed_again)
+    again = [list(gathering(step=step, fixturemanager=manager, node=node)) for step in steps]
+    assert again == first
+
+
 @dataclass
 class _Config:
     stash: pytest.Stash

@@ -16,7 +16,8 @@ import pytest
 import yaml
 
 from skill_conformance.adapters.import_path import ImportPath
-from skill_conformance.runtime.world import ServerLog, World, pid_alive
+from skill_conformance.runtime import world as world_module
+from skill_conformance.runtime.world import ServerLog, SkillDraft, World, pid_alive
 
 
 def _frontmatter(path: Path) -> dict[str, object]:
@@ -56,6 +57,31 @@ def test_skill_md_carries_what_the_steps_said(tmp_path: Path) -> None:
     assert module not in sys.modules
     assert str(world.modules_dir) not in sys.path
     world.teardown()
+
+
+@pytest.mark.parametrize(
+    "draft",
+    [
+        SkillDraft("plain"),
+        SkillDraft("wrapped", description="a word " * 40, allowed_tools=[]),
+        SkillDraft("quoted", description="key: value # 'single' \"double\"\nnext line\n"),
+        SkillDraft("unicode-\u00e9", description="\t tab \x85 nel \u2028 separator \u00fc"),
+        SkillDraft("plain-looking", description="null", allowed_tools="3 - x"),
+        SkillDraft(
+            "full",
+            allowed_tools=["read", "server1__echo"],
+            tools=["tools_full:read", "json:loads"],
+            mcp_servers={"server1": {"command": "/bin/python", "args": ["-S", "/a b/c.py"]}},
+        ),
+    ],
+    ids=lambda draft: draft.name,
+)
+def test_the_frontmatter_is_the_text_pyyamls_own_emitter_writes(draft: SkillDraft) -> None:
+    """libyaml's emitter, faster, is used where PyYAML has it: the SKILL.md text is the same."""
+    data = draft.frontmatter()
+    own = yaml.dump(data, Dumper=yaml.SafeDumper, sort_keys=False, allow_unicode=True)
+    assert draft.render() == f"---\n{own}---\n{draft.body()}\n"
+    assert world_module.DUMPER is getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 
 def test_an_empty_allowed_list_is_written_as_empty(tmp_path: Path) -> None:

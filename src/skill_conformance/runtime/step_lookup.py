@@ -7,7 +7,9 @@ run does between its collection and its end. Which step definitions an item sees
 where it sits, and none appears once the features are collected, so this plugin gathers them once
 per fixture manager and item parent, with pytest-bdd's own helpers, and then does per step what
 pytest-bdd does: the same kind, a parser that matches, in the same order (a ``parse`` parser is
-not tried on a step that does not begin as its text does). A pytest-bdd without these helpers
+not tried on a step that does not begin as its text does). What a step's text matched is kept:
+pytest-bdd looks each step up twice, and the same texts recur from scenario to scenario (816
+steps of 406 texts in the features). A pytest-bdd without these helpers
 (8.1 keeps a step's context on its function, not in a registry) keeps its own lookup.
 """
 
@@ -81,14 +83,24 @@ def gathering_once() -> Lookup:
             ]
         return by_parent[parent]
 
+    found: WeakKeyDictionary[Any, dict[tuple[str, object, str], list[Any]]] = WeakKeyDictionary()
+
+    def matching(fixturemanager: Any, node: pytest.Item, kind: object, text: str) -> list[Any]:
+        return [
+            fixturedef
+            for fixturedef, context, beginning in visible(fixturemanager, node)
+            if (context.type is None or context.type == kind)
+            and not _cannot_match(beginning, text)
+            and context.parser.is_matching(text)
+        ]
+
     def find(*, step: Any, fixturemanager: Any, node: pytest.Item) -> Iterator[Any]:
-        for fixturedef, context, beginning in visible(fixturemanager, node):
-            if context.type is not None and context.type != step.type:
-                continue
-            if _cannot_match(beginning, step.name):
-                continue
-            if context.parser.is_matching(step.name):
-                yield fixturedef
+        parent = "" if node.parent is None else node.parent.nodeid
+        key = (parent, step.type, step.name)
+        by_step = found.setdefault(fixturemanager, {})
+        if key not in by_step:
+            by_step[key] = matching(fixturemanager, node, step.type, step.name)
+        return iter(by_step[key])
 
     return find
 
