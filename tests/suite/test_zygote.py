@@ -4,17 +4,21 @@ from __future__ import annotations
 
 import json
 import os
+import select
+import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import pytest
 
 from skill_conformance.runtime.world import ServerLog, pid_alive
-from skill_conformance.testing.zygote import Zygote
+from skill_conformance.testing.launcher import HEADER
+from skill_conformance.testing.zygote import Zygote, native_launcher
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="the zygote forks")
 
@@ -24,6 +28,23 @@ def zygote() -> Iterator[Zygote]:
     owned = Zygote()
     yield owned
     owned.stop()
+
+
+@pytest.fixture(scope="module")
+def compiled(zygote: Zygote) -> Path:
+    """The launcher the zygote compiled (``launcher.c``), once it is in place."""
+    if shutil.which(os.environ.get("CC", "cc")) is None:
+        pytest.skip("no C compiler: the zygote builds no launcher, the Python one serves")
+    _until(lambda: native_launcher(zygote.address) is not None, timeout=60)
+    launcher = native_launcher(zygote.address)
+    assert launcher is not None
+    return launcher
+
+
+@pytest.fixture(params=["python", "compiled"])
+def launcher(request: pytest.FixtureRequest) -> Path | None:
+    """Which launcher starts the servers: ``None`` for the Python one, else the compiled one."""
+    return request.getfixturevalue("compiled") if request.param == "compiled" else None
 
 
 _LAUNCHED: list[subprocess.Popen[str]] = []
@@ -43,12 +64,20 @@ def _reap() -> Iterator[None]:
 
 
 def _launch(
-    address: str | None, log: Path, *extra: str, env: dict[str, str] | None = None, cwd: Path
+    address: str | None,
+    log: Path,
+    *extra: str,
+    env: Mapping[str, str | bytes] | None = None,
+    cwd: Path,
+    launcher: Path | None = None,
 ) -> subprocess.Popen[str]:
-    command = [sys.executable, "-m", "skill_conformance.testing.mcp_server", "--label", "z"]
-    command += ["--log", str(log), *extra]
+    """Start the test server as the world's commands do: through ``launcher`` when given."""
+    command = [sys.executable, "-m", "skill_conformance.testing.mcp_server"]
     if address is not None:
         command += ["--zygote", address]
+    if launcher is not None and address is not None:
+        command = [str(launcher), address, str(len(command)), *command]
+    command += ["--label", "z", "--log", str(log), *extra]
     process = subprocess.Popen(
         command,
         stdin=subprocess.PIPE,
@@ -104,15 +133,17 @@ def _started(log: Path) -> tuple[int, int]:
 
 
 def test_a_forked_server_serves_the_launchers_stdio_with_its_environment(
-    zygote: Zygote, tmp_path: Path
+    zygote: Zygote, tmp_path: Path, launcher: Path | None
 ) -> None:
     log = tmp_path / "mcp.log"
-    env = {**os.environ, "SC_ZYGOTE_PROBE": "from-the-launcher"}
-    process = _launch(zygote.address, log, "--tool", "getenv", env=env, cwd=tmp_path)
+    env = {**os.environ, "SC_ZYGOTE_PROBE": "from-the-launcher \u00e9"}
+    process = _launch(
+        zygote.address, log, "--tool", "getenv", env=env, cwd=tmp_path, launcher=launcher
+    )
     result = _handshake(process)
     assert isinstance(result, dict)
     assert result["serverInfo"]["name"] == "z"
-    assert _getenv(process, "SC_ZYGOTE_PROBE") == "z:getenv:from-the-launcher"
+    assert _getenv(process, "SC_ZYGOTE_PROBE") == "z:getenv:from-the-launcher \u00e9"
     pid, server_pid = _started(log)
     assert pid == process.pid
     assert server_pid != process.pid
@@ -126,10 +157,10 @@ def test_a_forked_server_serves_the_launchers_stdio_with_its_environment(
 
 @pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGKILL])
 def test_a_server_stops_with_its_launcher(
-    zygote: Zygote, tmp_path: Path, how: signal.Signals
+    zygote: Zygote, tmp_path: Path, how: signal.Signals, launcher: Path | None
 ) -> None:
     log = tmp_path / "mcp.log"
-    process = _launch(zygote.address, log, "--tool", "echo", cwd=tmp_path)
+    process = _launch(zygote.address, log, "--tool", "echo", cwd=tmp_path, launcher=launcher)
     _handshake(process)
     _, server_pid = _started(log)
     process.send_signal(how)
@@ -142,25 +173,88 @@ def test_a_server_stops_with_its_launcher(
 
 
 def test_a_server_that_exits_at_once_gives_its_status_to_the_launcher(
-    zygote: Zygote, tmp_path: Path
+    zygote: Zygote, tmp_path: Path, launcher: Path | None
 ) -> None:
-    process = _launch(zygote.address, tmp_path / "mcp.log", "--mode", "crash", cwd=tmp_path)
+    log = tmp_path / "mcp.log"
+    process = _launch(zygote.address, log, "--mode", "crash", cwd=tmp_path, launcher=launcher)
     assert process.wait(10) == 3
 
 
-def test_stopping_the_zygote_stops_the_servers_it_forked(tmp_path: Path) -> None:
+def test_a_launcher_dies_of_the_signal_that_killed_its_server(
+    zygote: Zygote, tmp_path: Path, launcher: Path | None
+) -> None:
+    log = tmp_path / "mcp.log"
+    process = _launch(zygote.address, log, "--mode", "hang", cwd=tmp_path, launcher=launcher)
+    _, server_pid = _started(log)
+    os.kill(server_pid, signal.SIGKILL)
+    assert process.wait(10) == -signal.SIGKILL
+
+
+def test_an_environment_that_is_not_utf8_is_still_served(
+    zygote: Zygote, tmp_path: Path, launcher: Path | None
+) -> None:
+    """marshal cannot carry bytes that are not UTF-8: the compiled launcher hands over to the
+    Python one, which serves through the zygote all the same."""
+    log = tmp_path / "mcp.log"
+    env = {**os.environ, "SC_NOT_UTF8": b"caf\xe9", "SC_ZYGOTE_PROBE": "probe"}
+    process = _launch(
+        zygote.address, log, "--tool", "getenv", env=env, cwd=tmp_path, launcher=launcher
+    )
+    _handshake(process)
+    assert _getenv(process, "SC_ZYGOTE_PROBE") == "z:getenv:probe"
+    pid, server_pid = _started(log)
+    assert pid == process.pid
+    assert server_pid != pid  # forked by the zygote
+    assert process.stdin is not None
+    process.stdin.close()
+    assert process.wait(10) == 0
+
+
+def test_a_request_the_zygote_cannot_read_leaves_it_no_descriptor(zygote: Zygote) -> None:
+    """The zygote drops a malformed request, and with it the descriptors that came along."""
+    read_end, write_end = os.pipe()
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
+        connection.connect(zygote.address)
+        payload = b"not marshal"
+        socket.send_fds(connection, [HEADER.pack(len(payload))], [write_end] * 4)
+        connection.sendall(payload)
+        os.close(write_end)
+        assert connection.recv(64) == b""  # hung up on
+    try:
+        ready, _, _ = select.select([read_end], [], [], 10)
+        assert ready, "the zygote still holds the pipe's write end"
+        assert os.read(read_end, 1) == b""
+    finally:
+        os.close(read_end)
+
+
+def test_the_compiled_launcher_refuses_a_command_line_it_cannot_read(compiled: Path) -> None:
+    for arguments in ([], ["address"], ["address", "x", "python"], ["address", "2", "python"]):
+        done = subprocess.run(
+            [str(compiled), *arguments], capture_output=True, text=True, timeout=10, check=False
+        )
+        assert done.returncode == 2, arguments
+        assert done.stderr == "usage: launcher ADDRESS SKIP COMMAND...\n"
+
+
+def test_stopping_the_zygote_stops_the_servers_it_forked(
+    tmp_path: Path, launcher: Path | None
+) -> None:
     owned = Zygote()
     log = tmp_path / "mcp.log"
-    process = _launch(owned.address, log, "--mode", "hang", cwd=tmp_path)
+    process = _launch(owned.address, log, "--mode", "hang", cwd=tmp_path, launcher=launcher)
     _, server_pid = _started(log)
     owned.stop()
     assert not pid_alive(server_pid)
     assert process.wait(10) != 0 or ServerLog(log).stopped() == ["z"]
 
 
-def test_without_a_zygote_the_command_serves_on_its_own(tmp_path: Path) -> None:
+def test_without_a_zygote_the_command_serves_on_its_own(
+    tmp_path: Path, launcher: Path | None
+) -> None:
     log = tmp_path / "mcp.log"
-    process = _launch(str(tmp_path / "nothing-listens"), log, "--tool", "getenv", cwd=tmp_path)
+    nothing = str(tmp_path / "nothing-listens")
+    process = _launch(nothing, log, "--tool", "getenv", cwd=tmp_path, launcher=launcher)
     _handshake(process)
     assert _getenv(process, "SC_UNSET_FOR_SURE") == "z:getenv:"
     pid, server_pid = _started(log)

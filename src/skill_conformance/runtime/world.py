@@ -28,6 +28,7 @@ import yaml
 
 from skill_conformance.port import McpChild, ServerCommand, Setup, ToolsChild
 from skill_conformance.testing.mcp_server import COMMAND_ARGS
+from skill_conformance.testing.zygote import native_launcher
 
 __all__ = ["ServerLog", "SkillDraft", "World", "pauses", "pid_alive"]
 
@@ -258,10 +259,11 @@ class World:
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
             port = int(probe.getsockname()[1])
-        args = [*self.server_command(label, tools=tools, logged=False).args, "--http", str(port)]
+        command = self.server_command(label, tools=tools, logged=False)
+        args = [command.command, *command.args, "--http", str(port)]
         if header is not None:
             args += ["--require-header", "=".join(header)]
-        process = subprocess.Popen([sys.executable, *args], stdin=subprocess.DEVNULL)
+        process = subprocess.Popen(args, stdin=subprocess.DEVNULL)
         self._processes.append(process)
         _wait_for_port(port, process, timeout=20.0)
         url = f"http://127.0.0.1:{port}/mcp"
@@ -288,20 +290,31 @@ class World:
     ) -> ServerCommand:
         """The command starting the suite's test MCP server (``logged``: to this world's log).
 
-        ``binary_skills`` are served as bytes (blobs) ending in one byte that is not UTF-8.
+        ``binary_skills`` are served as bytes (blobs) ending in one byte that is not UTF-8. With
+        a zygote, the command is the launcher it compiled (:func:`native_launcher`), else the
+        Python launcher; without one, the server itself.
         """
-        args = [*COMMAND_ARGS, "--label", label]
+        launcher = [*COMMAND_ARGS]
+        if self.zygote is not None:
+            launcher += ["--zygote", self.zygote]
+        args = ["--label", label]
         if logged:
             args += ["--log", str(self.mcp_log)]
-        if self.zygote is not None:
-            args += ["--zygote", self.zygote]
         for tool in tools:
             args += ["--tool", tool]
         for skill in skills:
             args += ["--skill", skill]
         for skill in binary_skills:
             args += ["--binary-skill", skill]
-        return ServerCommand(command=sys.executable, args=tuple(args))
+        native = native_launcher(self.zygote) if self.zygote is not None else None
+        if self.zygote is None or native is None:
+            return ServerCommand(command=sys.executable, args=(*launcher, *args))
+        # The same command, run by the compiled launcher: the zygote serves the words after
+        # the Python launcher's own (``--zygote ADDRESS`` included), as that launcher asks it.
+        python = [sys.executable, *launcher]
+        return ServerCommand(
+            command=str(native), args=(self.zygote, str(len(python)), *python, *args)
+        )
 
     def outside_file(self, name: str, content: str) -> Path:
         """A file next to (outside) the skills directory."""

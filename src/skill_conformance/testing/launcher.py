@@ -102,6 +102,9 @@ def _await_server(lines: Iterator[str], lifeline: int) -> int:
     os.close(lifeline)
     status = int(last[1]) if last[:1] == ["exit"] else 1
     if status < 0:  # the server was killed by a signal: die of the same one
-        _signal.signal(-status, _signal.SIG_DFL)
+        try:  # noqa: SIM105 (contextlib would be one more import)
+            _signal.signal(-status, _signal.SIG_DFL)
+        except OSError:  # SIGKILL and SIGSTOP: their action cannot be set, it is the default
+            pass
         os.kill(os.getpid(), -status)
     return status
