@@ -14,7 +14,8 @@ that installs only ``skill-conformance`` runs it). A pair runs first unmeasured:
 pytest's assertion-rewrite cache where bytecode may be written, as a user's first run does.
 It prints the medians and the ratios of each repeat's pair, wall and CPU time (user + system,
 child processes included), the cost per scenario, and how long a test MCP server takes from spawn
-to a completed handshake, with and without the zygote, against a bare interpreter's start.
+to a completed handshake (through the zygote with the compiled launcher and with the Python one,
+and without the zygote), and the CPU of the process spawned, against a bare interpreter's start.
 Ratios measured side by side are what carry from one machine, or one load, to another: the load
 average is printed with them.
 """
@@ -31,7 +32,7 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -86,12 +87,11 @@ def _pytest(impl: str, *args: str) -> Sample:
     return Sample(wall, cpu, sum(int(count) for count in counts), last, workers)
 
 
-async def _handshake(zygote: str | None) -> float:
+async def _handshake(command: Sequence[str]) -> float:
     from mcp import ClientSession, StdioServerParameters
     from mcp.client.stdio import stdio_client
 
-    args = [*SERVER, *(("--zygote", zygote) if zygote else ())]
-    params = StdioServerParameters(command=sys.executable, args=args)
+    params = StdioServerParameters(command=command[0], args=list(command[1:]))
     began = time.perf_counter()
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
@@ -104,18 +104,34 @@ def _interpreter_start() -> float:
     return time.perf_counter() - began
 
 
-def _starts(count: int) -> dict[str, list[float]]:
-    """Spawn-to-handshake times with and without the zygote, interleaved with bare interpreters."""
-    from skill_conformance.testing.zygote import Zygote
+def _timed(start: Callable[[], float]) -> tuple[float, float]:
+    """Wall seconds ``start`` reports, and the CPU seconds of the processes it reaped."""
+    cpu = _children_cpu()
+    return start(), _children_cpu() - cpu
+
+
+def _starts(count: int) -> dict[str, list[tuple[float, float]]]:
+    """Each kind of server start, interleaved with bare interpreters: (wall, CPU) seconds.
+
+    The wall time runs from the spawn to a completed handshake; the CPU is the spawned process's.
+    """
+    from skill_conformance.testing.zygote import Zygote, native_launcher
 
     zygote = Zygote()
     try:
-        asyncio.run(_handshake(zygote.address))  # the zygote's own start is not a server's
-        times: dict[str, list[float]] = {"interpreter": [], "zygote": [], "alone": []}
+        python = [sys.executable, *SERVER[:3], "--zygote", zygote.address]
+        commands = {"python": [*python, *SERVER[3:]], "alone": [sys.executable, *SERVER]}
+        asyncio.run(_handshake(commands["python"]))  # the zygote's own start is not a server's
+        compiled = native_launcher(zygote.address)
+        if compiled is not None:
+            launcher = [str(compiled), zygote.address, str(len(python))]
+            commands["compiled"] = [*launcher, *python, *SERVER[3:]]
+        times: dict[str, list[tuple[float, float]]] = {kind: [] for kind in commands}
+        times["interpreter"] = []
         for _ in range(count):
-            times["interpreter"].append(_interpreter_start())
-            times["zygote"].append(asyncio.run(_handshake(zygote.address)))
-            times["alone"].append(asyncio.run(_handshake(None)))
+            times["interpreter"].append(_timed(_interpreter_start))
+            for kind, command in commands.items():
+                times[kind].append(_timed(lambda command=command: asyncio.run(_handshake(command))))
         return times
     finally:
         zygote.stop()
@@ -269,14 +285,24 @@ def main() -> None:
             f"CPU {_spread([c.cpu for c in cold])}; / collect-only: wall "
             f"{_spread(cold_ratios, '', 2)}"
         )
-    interpreter = _median(starts["interpreter"])
-    bare = [v * 1000 for v in starts["interpreter"]]
+    interpreter = _median([wall for wall, _ in starts["interpreter"]])
+    bare = [wall * 1000 for wall, _ in starts["interpreter"]]
     print(f"bare interpreter start (python -c pass): {_spread(bare, 'ms', 0)}")
-    for kind, label in (("zygote", "forked by the zygote"), ("alone", "importing mcp itself")):
-        values = [v * 1000 for v in starts[kind]]
+    kinds = (
+        ("compiled", "forked by the zygote, compiled launcher (launcher.c)", "launcher"),
+        ("python", "forked by the zygote, Python launcher", "launcher"),
+        ("alone", "importing mcp itself", "server"),
+    )
+    for kind, label, spawned in kinds:
+        if kind not in starts:
+            print(f"test MCP server, {label}: not built (no C compiler)")
+            continue
+        walls = [wall * 1000 for wall, _ in starts[kind]]
+        cpus = [cpu * 1000 for _, cpu in starts[kind]]
         print(
-            f"test MCP server, spawn to handshake, {label}: {_spread(values, 'ms', 0)}; "
-            f"{_median(starts[kind]) / interpreter:.1f}x an interpreter start"
+            f"test MCP server, spawn to handshake, {label}: {_spread(walls, 'ms', 0)}, "
+            f"{_median(walls) / 1000 / interpreter:.1f}x an interpreter start; CPU of the "
+            f"{spawned} {_spread(cpus, 'ms', 1)}"
         )
 
 
