@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import importlib.metadata
 import os
 import re
@@ -98,6 +99,10 @@ async def _handshake(command: Sequence[str]) -> float:
         return time.perf_counter() - began
 
 
+def _start_server(command: Sequence[str]) -> float:
+    return asyncio.run(_handshake(command))
+
+
 def _interpreter_start() -> float:
     began = time.perf_counter()
     subprocess.run([sys.executable, "-c", "pass"], check=True)
@@ -131,7 +136,7 @@ def _starts(count: int) -> dict[str, list[tuple[float, float]]]:
         for _ in range(count):
             times["interpreter"].append(_timed(_interpreter_start))
             for kind, command in commands.items():
-                times[kind].append(_timed(lambda command=command: asyncio.run(_handshake(command))))
+                times[kind].append(_timed(functools.partial(_start_server, command)))
         return times
     finally:
         zygote.stop()
