@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from skill_conformance.runtime.world import ServerLog, pid_alive
+from skill_conformance.runtime.world import ServerLog, World, pid_alive
 from skill_conformance.testing.launcher import HEADER
 from skill_conformance.testing.zygote import Zygote, native_launcher
 
@@ -226,6 +226,28 @@ def test_a_request_the_zygote_cannot_read_leaves_it_no_descriptor(zygote: Zygote
         assert os.read(read_end, 1) == b""
     finally:
         os.close(read_end)
+
+
+def test_the_worlds_server_commands_run_the_compiled_launcher(
+    zygote: Zygote, compiled: Path, tmp_path: Path
+) -> None:
+    world = World(tmp_path, zygote=zygote.address)
+    command = world.server_command("w", tools=["getenv"])
+    assert command.command == str(compiled)
+    process = subprocess.Popen(
+        [command.command, *command.args],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=tmp_path,
+        start_new_session=True,
+    )
+    _LAUNCHED.append(process)
+    result = _handshake(process)
+    assert isinstance(result, dict)
+    assert result["serverInfo"]["name"] == "w"
+    pid, server_pid = _started(world.mcp_log)
+    assert pid == process.pid != server_pid
 
 
 def test_the_compiled_launcher_refuses_a_command_line_it_cannot_read(compiled: Path) -> None:

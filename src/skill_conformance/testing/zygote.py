@@ -7,6 +7,11 @@ skill_conformance.testing.mcp_server --zygote ADDRESS``): the zygote forks a ser
 on exactly the launcher's stdio pipes, takes its environment and working directory, reports its
 pid and then its exit status to the launcher, and stops it when the launcher's lifeline ends.
 
+That launcher is an interpreter's start all the same (about 10 ms of CPU). So the zygote also
+compiles ``launcher.c``, the same launcher in C (under 1 ms), with the C compiler it finds, next to
+its socket, while it imports; :func:`native_launcher` finds it, and the world's server commands
+run it where it was built. Without a compiler, they run the Python launcher.
+
 :class:`Zygote` is the zygote seen from the process that owns it (the pytest plugin, once per
 run); when the owner stops it or dies, the zygote stops every server it still runs.
 """
