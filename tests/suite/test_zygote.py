@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import select
+import shlex
 import shutil
 import signal
 import socket
@@ -226,6 +227,40 @@ def test_a_request_the_zygote_cannot_read_leaves_it_no_descriptor(zygote: Zygote
         assert os.read(read_end, 1) == b""
     finally:
         os.close(read_end)
+
+
+def test_a_compiler_that_takes_its_time_holds_up_no_server(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Servers are forked while the launcher is built; stopping the zygote stops the build."""
+    marker = f"sc-slow-compiler-{os.getpid()}"
+    sleeper = shlex.join([sys.executable, "-c", "import time; time.sleep(30)", marker])
+    monkeypatch.setenv("CC", sleeper)
+    owned = Zygote()
+    try:
+        log = tmp_path / "mcp.log"
+        began = time.monotonic()
+        process = _launch(owned.address, log, "--tool", "echo", cwd=tmp_path)
+        _handshake(process)
+        assert time.monotonic() - began < 10
+        assert native_launcher(owned.address) is None
+        assert any(marker in line for line in _command_lines())
+    finally:
+        began = time.monotonic()
+        owned.stop()
+    assert time.monotonic() - began < 5
+    assert not any(marker in line for line in _command_lines())
+
+
+def _command_lines() -> list[str]:
+    lines = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                lines.append((entry / "cmdline").read_bytes().replace(b"\0", b" ").decode())
+            except OSError:
+                continue
+    return lines
 
 
 def test_the_worlds_server_commands_run_the_compiled_launcher(
