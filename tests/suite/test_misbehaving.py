@@ -83,22 +83,7 @@ def test_the_suite_finishes_and_reports(adapter: str, runs: dict[str, Future[Sui
         assert set(run.verdicts.values()) == {expected}, run.verdicts
 
 
-@pytest.mark.parametrize(
-    "adapter",
-    [
-        pytest.param(
-            name,
-            marks=pytest.mark.xfail(
-                strict=False,
-                reason="known: after the results, pytest prints an exception group raised at "
-                "session end when the implementation never closes its MCP clients",
-            ),
-        )
-        if name == "LeavesServersRunning"
-        else name
-        for name in sorted(EXPECTED)
-    ],
-)
+@pytest.mark.parametrize("adapter", sorted(EXPECTED))
 def test_no_traceback_follows_the_results(adapter: str, runs: dict[str, Future[SuiteRun]]) -> None:
     run = runs[adapter].result()
     assert "Traceback (most recent call last)" not in run.output.split("skill-conformance: ")[-1]
