@@ -1,6 +1,6 @@
 /*
  * The launcher of a test MCP server, compiled: what launcher.py does, without an interpreter's
- * start (a Python launcher costs about 11 ms of CPU, this one well under 1).
+ * start (a Python launcher costs about 10 ms of CPU, this one under 1).
  *
  *     launcher ADDRESS SKIP COMMAND...
  *
