@@ -40,7 +40,7 @@ from pathlib import Path
 from skill_conformance.testing.mcp_server import COMMAND_ARGS
 
 ROOT = Path(__file__).resolve().parent.parent
-SERVER = (*COMMAND_ARGS, "--label", "bench", "--tool", "echo")
+SERVER = ("--label", "bench", "--tool", "echo")
 DEV_ONLY = {"hypothesis", "syrupy", "pytest-xdist", "pytest-timeout", "pytest-random-order"}
 """The distributions of the suite's dev dependency group that register pytest plugins."""
 
@@ -120,17 +120,21 @@ def _starts(count: int) -> dict[str, list[tuple[float, float]]]:
 
     The wall time runs from the spawn to a completed handshake; the CPU is the spawned process's.
     """
-    from skill_conformance.testing.zygote import Zygote, native_launcher
+    from skill_conformance.testing.zygote import Zygote, launch_command, native_launcher
 
     zygote = Zygote()
     try:
-        python = [sys.executable, *SERVER[:3], "--zygote", zygote.address]
-        commands = {"python": [*python, *SERVER[3:]], "alone": [sys.executable, *SERVER]}
+        commands = {
+            "python": [*launch_command(zygote.address, None), *SERVER],
+            "alone": [sys.executable, *COMMAND_ARGS, *SERVER],
+        }
         asyncio.run(_handshake(commands["python"]))  # the zygote's own start is not a server's
+        built_by = time.monotonic() + 10  # the zygote builds the launcher as it starts
+        while native_launcher(zygote.address) is None and time.monotonic() < built_by:
+            time.sleep(0.05)
         compiled = native_launcher(zygote.address)
         if compiled is not None:
-            launcher = [str(compiled), zygote.address, str(len(python))]
-            commands["compiled"] = [*launcher, *python, *SERVER[3:]]
+            commands["compiled"] = [*launch_command(zygote.address, compiled), *SERVER]
         times: dict[str, list[tuple[float, float]]] = {kind: [] for kind in commands}
         times["interpreter"] = []
         for _ in range(count):
@@ -300,7 +304,7 @@ def main() -> None:
     )
     for kind, label, spawned in kinds:
         if kind not in starts:
-            print(f"test MCP server, {label}: not built (no C compiler)")
+            print(f"test MCP server, {label}: not built within 10 s (no C compiler?)")
             continue
         walls = [wall * 1000 for wall, _ in starts[kind]]
         cpus = [cpu * 1000 for _, cpu in starts[kind]]

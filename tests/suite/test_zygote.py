@@ -19,7 +19,7 @@ import pytest
 
 from skill_conformance.runtime.world import ServerLog, World, pid_alive
 from skill_conformance.testing.launcher import HEADER
-from skill_conformance.testing.zygote import Zygote, native_launcher
+from skill_conformance.testing.zygote import Zygote, launch_command, native_launcher
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="the zygote forks")
 
@@ -65,7 +65,7 @@ def _reap() -> Iterator[None]:
 
 
 def _launch(
-    address: str | None,
+    address: str,
     log: Path,
     *extra: str,
     env: Mapping[str, str | bytes] | None = None,
@@ -73,12 +73,7 @@ def _launch(
     launcher: Path | None = None,
 ) -> subprocess.Popen[str]:
     """Start the test server as the world's commands do: through ``launcher`` when given."""
-    command = [sys.executable, "-m", "skill_conformance.testing.mcp_server"]
-    if address is not None:
-        command += ["--zygote", address]
-    if launcher is not None and address is not None:
-        command = [str(launcher), address, str(len(command)), *command]
-    command += ["--label", "z", "--log", str(log), *extra]
+    command = [*launch_command(address, launcher), "--label", "z", "--log", str(log), *extra]
     process = subprocess.Popen(
         command,
         stdin=subprocess.PIPE,

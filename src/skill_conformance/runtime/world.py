@@ -28,7 +28,7 @@ import yaml
 
 from skill_conformance.port import McpChild, ServerCommand, Setup, ToolsChild
 from skill_conformance.testing.mcp_server import COMMAND_ARGS
-from skill_conformance.testing.zygote import native_launcher
+from skill_conformance.testing.zygote import launch_command, native_launcher
 
 __all__ = ["ServerLog", "SkillDraft", "World", "pauses", "pid_alive"]
 
@@ -291,12 +291,13 @@ class World:
         """The command starting the suite's test MCP server (``logged``: to this world's log).
 
         ``binary_skills`` are served as bytes (blobs) ending in one byte that is not UTF-8. With
-        a zygote, the command is the launcher it compiled (:func:`native_launcher`), else the
-        Python launcher; without one, the server itself.
+        a zygote, the command is the launcher it compiled, else the Python launcher
+        (:func:`launch_command`); without one, the server itself.
         """
-        launcher = [*COMMAND_ARGS]
-        if self.zygote is not None:
-            launcher += ["--zygote", self.zygote]
+        if self.zygote is None:
+            command = [sys.executable, *COMMAND_ARGS]
+        else:
+            command = launch_command(self.zygote, native_launcher(self.zygote))
         args = ["--label", label]
         if logged:
             args += ["--log", str(self.mcp_log)]
@@ -306,15 +307,7 @@ class World:
             args += ["--skill", skill]
         for skill in binary_skills:
             args += ["--binary-skill", skill]
-        native = native_launcher(self.zygote) if self.zygote is not None else None
-        if self.zygote is None or native is None:
-            return ServerCommand(command=sys.executable, args=(*launcher, *args))
-        # The same command, run by the compiled launcher: the zygote serves the words after
-        # the Python launcher's own (``--zygote ADDRESS`` included), as that launcher asks it.
-        python = [sys.executable, *launcher]
-        return ServerCommand(
-            command=str(native), args=(self.zygote, str(len(python)), *python, *args)
-        )
+        return ServerCommand(command=command[0], args=(*command[1:], *args))
 
     def outside_file(self, name: str, content: str) -> Path:
         """A file next to (outside) the skills directory."""

@@ -10,7 +10,7 @@ pid and then its exit status to the launcher, and stops it when the launcher's l
 That launcher is an interpreter's start all the same (about 10 ms of CPU). So the zygote also
 compiles ``launcher.c``, the same launcher in C (under 1 ms), with the C compiler it finds, next to
 its socket, while it imports; :func:`native_launcher` finds it, and the world's server commands
-run it where it was built. Without a compiler, they run the Python launcher.
+(:func:`launch_command`) run it where it was built, else the Python launcher.
 
 :class:`Zygote` is the zygote seen from the process that owns it (the pytest plugin, once per
 run); when the owner stops it or dies, the zygote stops every server it still runs.
@@ -37,8 +37,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from skill_conformance.testing.launcher import FORWARDED, HEADER
+from skill_conformance.testing.mcp_server import COMMAND_ARGS
 
-__all__ = ["Zygote", "native_launcher"]
+__all__ = ["Zygote", "launch_command", "native_launcher"]
 
 _STOP_GRACE = 2.0
 """Seconds the zygote gives its servers to stop on SIGTERM before it kills them."""
@@ -240,6 +241,18 @@ def native_launcher(address: str) -> Path | None:
     """
     path = Path(address).with_name(_LAUNCHER)
     return path if os.access(path, os.X_OK) else None
+
+
+def launch_command(address: str, launcher: Path | None) -> list[str]:
+    """How to serve a test MCP server through the zygote at ``address``, up to its own arguments.
+
+    ``launcher`` is a compiled launcher (:func:`native_launcher`) to run, or ``None`` for the
+    Python launcher. The compiled one wraps the Python one's command line, which it runs where it
+    cannot ask the zygote itself: ``launcher ADDRESS SKIP PYTHON-COMMAND...``, the zygote serving
+    the words after the first SKIP of PYTHON-COMMAND.
+    """
+    python = [sys.executable, *COMMAND_ARGS, "--zygote", address]
+    return python if launcher is None else [str(launcher), address, str(len(python)), *python]
 
 
 @dataclass
