@@ -3,9 +3,10 @@
 It drives the reference through the entry points production uses: the pool's start-up and
 rebuild, the agent factory, and real pydantic-ai agents whose model is a ``FunctionModel``. What
 "the agent is offered" means is exactly the tool names that model sees in a real ``agent.run``;
-a tool call is the model answering with a ``ToolCallPart``, and its result is read back from the
-run's messages. Every run therefore goes through the skill manager's ``for_run`` copy and its
-``get_wrapper_toolset`` filter, as pydantic-ai calls them.
+a tool call is the model answering with a ``ToolCallPart``, and its result is read from the
+request that carries it back to the model, where the run is left (:meth:`Script.run`). Every run
+therefore goes through the skill manager's ``for_run`` copy and its ``get_wrapper_toolset``
+filter, as pydantic-ai calls them.
 """
 
 from __future__ import annotations
@@ -242,7 +243,7 @@ class ReferenceSystem(AsyncSkillSystem):
 
     async def _run(self, agent: Agent[None, str], script: Script) -> RunRecord:
         with _port_errors():
-            await agent.run(_PROMPT, model=script.model())
+            await script.run(agent, _PROMPT)
         return RunRecord(offered=script.offered or (), result=script.result)
 
     async def _call(

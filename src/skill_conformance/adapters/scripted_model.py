@@ -2,17 +2,20 @@
 
 A :class:`Script` is the model of one run. On its first request it records the names of the
 tools it is offered (what "the agent sees" means); if told to, it then calls one tool once, and
-it reads that call's result back from the run's messages, with whether the tool refused it (a
-retry) and the text that came with it. Calls to make first (loading a skill before reading its
-file) go in ``before``. :meth:`Script.model` gives a ``FunctionModel`` for both ``agent.run``
-and streaming runs.
+it reads that call's result back from the request that carries it to the model, with whether the
+tool refused it (a retry) and the text that came with it. Calls to make first (loading a skill
+before reading its file) go in ``before``. :meth:`Script.model` gives a ``FunctionModel`` for
+both ``agent.run`` and streaming runs; :meth:`Script.run` drives a pydantic-ai agent only as far
+as the call's result, which spares the request that would only end the run.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator, Mapping, Sequence
+from typing import Any
 
+from pydantic_ai import Agent
 from pydantic_ai.messages import (
     ModelMessage,
     ModelResponse,
@@ -75,8 +78,8 @@ class Script:
             self._read(message.parts)
         return None
 
-    def _read(self, parts: Sequence[object]) -> None:
-        """Find the call's result among ``parts``, and the text that follows it."""
+    def _read(self, parts: Sequence[object]) -> bool:
+        """Find the call's result among ``parts``, and the text that follows it; whether found."""
         after: list[str] | None = None
         for part in parts:
             if isinstance(part, ToolReturnPart) and part.tool_call_id == CALL_ID:
@@ -95,6 +98,7 @@ class Script:
                 after.append(part.content)
         if after is not None:
             self.followed = tuple(after)
+        return after is not None
 
     async def respond(self, messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         """The model's answer to the run so far.
@@ -119,6 +123,18 @@ class Script:
             return
         name, arguments, call_id = call
         yield {0: DeltaToolCall(name=name, json_args=arguments, tool_call_id=call_id)}
+
+    async def run(self, agent: Agent[Any, Any], prompt: str) -> None:
+        """Run ``agent`` on this script's model until the call's result is on its way to it.
+
+        The run is iterated node by node (``Agent.iter``) and left once the request carrying
+        the result is built: what the model would receive next is known, and asking it again
+        would only end the run.
+        """
+        async with agent.iter(prompt, model=self.model()) as run:
+            async for node in run:
+                if Agent.is_model_request_node(node) and self._read(node.request.parts):
+                    return
 
     def model(self) -> FunctionModel:
         """A ``FunctionModel`` answering with this script, streamed or not."""
