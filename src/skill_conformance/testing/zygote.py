@@ -306,13 +306,15 @@ def _serve_forever(listen_fd: int) -> None:
     os.dup2(devnull, 0)
     os.close(devnull)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # pytest stops it by closing the lifeline
-    build = _LauncherBuild.start(Path(listener.getsockname()).with_name(_LAUNCHER))
     from skill_conformance.testing.mcp_app import serve_argv, warm_up
 
     warm_up()
     import gc
 
     gc.freeze()  # keep the imported objects' pages shared with the forked servers
+    # Built once the imports are done, not meanwhile: pytest collects on the other CPU, and a
+    # compiler running beside the imports took CPU from it (collection 0.07 s longer, measured).
+    build = _LauncherBuild.start(Path(listener.getsockname()).with_name(_LAUNCHER))
     _Parent(listener, lifeline, serve_argv, build).run()
     os._exit(0)  # its servers are stopped; tearing its heap down would only keep pytest waiting
 
