@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from pydantic_ai import Agent, ModelRetry
+from pydantic_ai import Agent, ModelRetry, ToolReturn
 from pydantic_ai.messages import ModelMessage
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.toolsets import FunctionToolset, WrapperToolset
@@ -62,6 +62,11 @@ def picky(text: str) -> str:
     raise ModelRetry(f"not {text!r}, try again")
 
 
+def noted(text: str) -> ToolReturn:
+    """Give ``text`` back with a note that follows the result to the model."""
+    return ToolReturn(return_value=f"noted: {text}", content="Read the note.")
+
+
 def broken(text: str) -> str:
     """Fail every call."""
     raise LookupError(text)
@@ -104,15 +109,24 @@ def test_a_tool_that_fails_fails_the_run() -> None:
         _run(Script(("broken", {"text": "hi"})), _agent(broken))
 
 
-def test_the_result_read_is_what_a_whole_run_gives_the_model() -> None:
-    whole, early = Script(("echo", {"text": "hi"})), Script(("echo", {"text": "hi"}))
-    asyncio.run(_agent(echo).run("Go.", model=whole.model()))
-    _run(early, _agent(echo))
+@pytest.mark.parametrize("tool", [echo, picky, noted])
+def test_the_result_read_is_what_a_whole_run_gives_the_model(tool: Callable[..., Any]) -> None:
+    call = (tool.__name__, {"text": "hi"})
+    whole, early = Script(call), Script(call)
+    asyncio.run(_agent(tool).run("Go.", model=whole.model()))
+    _run(early, _agent(tool))
     assert (early.result, early.refused, early.followed) == (
         whole.result,
         whole.refused,
         whole.followed,
     )
+    assert early.result is not None
+
+
+def test_text_that_follows_the_result_to_the_model_is_read() -> None:
+    script = Script(("noted", {"text": "hi"}))
+    _run(script, _agent(noted))
+    assert (script.result, script.followed) == ("noted: hi", ("Read the note.",))
 
 
 def test_leaving_the_run_early_leaves_none_of_its_toolsets_entered() -> None:
