@@ -49,9 +49,13 @@ def _processes_with(marker: str) -> list[str]:
 
 
 def _stdio_server_started(base: Path) -> bool:
-    for log in base.rglob("mcp.log"):
+    # The worlds of passing scenarios are deleted while this looks: `os.walk` passes over a folder
+    # that is gone by the time it is read (`Path.rglob` raised FileNotFoundError).
+    for folder, _subfolders, files in os.walk(base):
+        if "mcp.log" not in files:
+            continue
         try:
-            if '"start"' in log.read_text():
+            if '"start"' in (Path(folder) / "mcp.log").read_text():
                 return True
         except OSError:
             pass
