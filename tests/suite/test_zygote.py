@@ -314,3 +314,14 @@ def test_without_a_zygote_the_command_serves_on_its_own(
     assert process.stdin is not None
     process.stdin.close()
     assert process.wait(20) == 0
+
+
+def test_a_launcher_keeps_none_of_the_stdio_it_handed_over(
+    zygote: Zygote, tmp_path: Path, launcher: Path | None
+) -> None:
+    """The server's pipes end with the server, as for a process the client started itself."""
+    log = tmp_path / "mcp.log"
+    process = _launch(zygote.address, log, "--tool", "echo", cwd=tmp_path, launcher=launcher)
+    _handshake(process)
+    held = {fd: os.readlink(f"/proc/{process.pid}/fd/{fd}") for fd in (0, 1, 2)}
+    assert held == dict.fromkeys((0, 1, 2), os.devnull)

@@ -12,8 +12,8 @@
  * the C compiler it finds, and the world uses it where it was built.
  *
  * The request is launcher.py's: a 4-byte big-endian length, sent with the descriptors 0, 1, 2
- * and the read end of the lifeline pipe, then a marshal-ed dict {"argv", "env", "cwd", "pid"}.
- * The zygote answers "pid N" and, once the server ends, "exit STATUS" (a negative STATUS: killed
+ * and the read end of the lifeline pipe, then a marshal-ed dict {"argv", "env", "cwd", "pid"};
+ * once they are sent, this process keeps /dev/null as its stdio. The zygote answers "pid N" and, once the server ends, "exit STATUS" (a negative STATUS: killed
  * by that signal). Meanwhile SIGTERM, SIGINT, SIGHUP and SIGQUIT are forwarded to the server;
  * this process then exits with the server's status, or dies of the same signal.
  */
@@ -220,6 +220,19 @@ static int await_server(int connection) {
     return (int)value;
 }
 
+/* The server has its own copies now: put /dev/null in place of ours, so that the server's
+ * stdin and stdout end when the server closes them or exits, as they would for a process the
+ * client started itself, not when this launcher exits after the zygote reports the exit. */
+static void let_go_of_stdio(void) {
+    int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+    if (null < 0)
+        return;
+    for (int fd = 0; fd <= 2; fd++)
+        dup2(null, fd);
+    if (null > 2)
+        close(null);
+}
+
 static int launch(const char *address, int argc, char **argv) {
     struct sockaddr_un where = {0};
     if (strlen(address) >= sizeof where.sun_path)
@@ -248,6 +261,7 @@ static int launch(const char *address, int argc, char **argv) {
         fprintf(stderr, "launcher: the zygote at %s hung up: %s\n", address, strerror(errno));
         exit(1);
     }
+    let_go_of_stdio();
     int status = await_server(connection);
     close(lifeline[1]);
     close(connection);

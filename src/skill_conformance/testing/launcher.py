@@ -1,9 +1,9 @@
 """The launcher: the process an implementation starts for a test MCP server when a zygote serves.
 
 It hands its stdin, stdout and stderr (and the read end of a *lifeline* pipe whose only writer it
-keeps) to the zygote over a Unix socket, learns the pid of the server the zygote forked for it,
-forwards the signals it gets to that server, and exits with the server's status. When the launcher
-dies, however it dies, the lifeline ends and the server stops.
+keeps) to the zygote over a Unix socket, keeping no copy of them, learns the pid of the server the
+zygote forked for it, forwards the signals it gets to that server, and exits with the server's
+status. When the launcher dies, however it dies, the lifeline ends and the server stops.
 
 It imports only built-in modules, and the C halves of ``socket``, ``signal`` and ``struct``
 rather than the modules (whose enums alone took 5 ms): the point of a zygote is that a start is
@@ -57,9 +57,23 @@ def launch(address: str, argv: Sequence[str]) -> int:
         connection.sendmsg([HEADER.pack(len(payload))], rights)
         connection.sendall(payload)
         os.close(watched)
+        _let_go_of_stdio()
         return _await_server(_lines(connection), held)
     finally:
         connection.close()
+
+
+def _let_go_of_stdio() -> None:
+    """Put ``/dev/null`` in place of this process's stdio, which the server now holds.
+
+    The server's stdin and stdout then end when the server closes them or exits, as for a process
+    the client started itself, not when this launcher exits once the zygote reports the exit.
+    """
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    if null > 2:
+        os.close(null)
 
 
 def _lines(connection: _socket.socket) -> Iterator[str]:
