@@ -316,6 +316,7 @@ def test_without_a_zygote_the_command_serves_on_its_own(
     assert process.wait(20) == 0
 
 
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="reads the launcher's /proc")
 def test_a_launcher_keeps_none_of_the_stdio_it_handed_over(
     zygote: Zygote, tmp_path: Path, launcher: Path | None
 ) -> None:

@@ -13,9 +13,10 @@
  *
  * The request is launcher.py's: a 4-byte big-endian length, sent with the descriptors 0, 1, 2
  * and the read end of the lifeline pipe, then a marshal-ed dict {"argv", "env", "cwd", "pid"};
- * once they are sent, this process keeps /dev/null as its stdio. The zygote answers "pid N" and, once the server ends, "exit STATUS" (a negative STATUS: killed
- * by that signal). Meanwhile SIGTERM, SIGINT, SIGHUP and SIGQUIT are forwarded to the server;
- * this process then exits with the server's status, or dies of the same signal.
+ * once they are sent, this process keeps /dev/null as its stdio. The zygote answers "pid N"
+ * and, once the server ends, "exit STATUS" (a negative STATUS: killed by that signal).
+ * Meanwhile SIGTERM, SIGINT, SIGHUP and SIGQUIT are forwarded to the server; this process then
+ * exits with the server's status, or dies of the same signal.
  */
 #define _GNU_SOURCE
 #include <errno.h>
