@@ -129,10 +129,7 @@ def _starts(count: int) -> dict[str, list[tuple[float, float]]]:
             "alone": [sys.executable, *COMMAND_ARGS, *SERVER],
         }
         asyncio.run(_handshake(commands["python"]))  # the zygote's own start is not a server's
-        built_by = time.monotonic() + 10  # the zygote builds the launcher as it starts
-        while native_launcher(zygote.address) is None and time.monotonic() < built_by:
-            time.sleep(0.05)
-        compiled = native_launcher(zygote.address)
+        compiled = native_launcher(zygote.address, wait=10)  # built once its imports are done
         if compiled is not None:
             commands["compiled"] = [*launch_command(zygote.address, compiled), *SERVER]
         times: dict[str, list[tuple[float, float]]] = {kind: [] for kind in commands}

@@ -36,9 +36,8 @@ def compiled(zygote: Zygote) -> Path:
     """The launcher the zygote compiled (``launcher.c``), once it is in place."""
     if shutil.which(os.environ.get("CC", "cc")) is None:
         pytest.skip("no C compiler: the zygote builds no launcher, the Python one serves")
-    _until(lambda: native_launcher(zygote.address) is not None, timeout=60)
-    launcher = native_launcher(zygote.address)
-    assert launcher is not None
+    launcher = native_launcher(zygote.address, wait=60)
+    assert launcher is not None, "not built within 60 s"
     return launcher
 
 

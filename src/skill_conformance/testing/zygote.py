@@ -9,8 +9,8 @@ pid and then its exit status to the launcher, and stops it when the launcher's l
 
 That launcher is an interpreter's start all the same (about 10 ms of CPU). So the zygote also
 compiles ``launcher.c``, the same launcher in C (under 1 ms), with the C compiler it finds, next to
-its socket, while it imports; :func:`native_launcher` finds it, and the world's server commands
-(:func:`launch_command`) run it where it was built, else the Python launcher.
+its socket, once its imports are done; :func:`native_launcher` finds it, and the world's server
+commands (:func:`launch_command`) run it where it was built, else the Python launcher.
 
 :class:`Zygote` is the zygote seen from the process that owns it (the pytest plugin, once per
 run); when the owner stops it or dies, the zygote stops every server it still runs.
@@ -232,15 +232,20 @@ _LAUNCHER = "launcher"
 """The file name, next to the zygote's socket, of the launcher the zygote compiled."""
 
 
-def native_launcher(address: str) -> Path | None:
+def native_launcher(address: str, wait: float = 0.0) -> Path | None:
     """The compiled launcher of the zygote at ``address``, if it built one (``launcher.c``).
 
     It runs where the Python launcher would (the world's server commands) at a tenth of the
     cost: under 1 ms of CPU for each server start, against about 10 ms. Without a C compiler the
-    zygote builds none.
+    zygote builds none. ``wait``: seconds to give a build still running before answering.
     """
     path = Path(address).with_name(_LAUNCHER)
-    return path if os.access(path, os.X_OK) else None
+    deadline = time.monotonic() + wait
+    while not os.access(path, os.X_OK):
+        if time.monotonic() >= deadline:
+            return None
+        time.sleep(0.02)
+    return path
 
 
 def launch_command(address: str, launcher: Path | None) -> list[str]:
