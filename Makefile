@@ -6,6 +6,8 @@ SHELL := /bin/bash
 UV ?= $(shell command -v uv 2>/dev/null || echo $(HOME)/.local/bin/uv)
 OPENSPEC ?= npx --yes @fission-ai/openspec@1.13.2
 IMPL ?= reference
+# The step definitions, which bind every scenario of features/ (the conformance suite itself).
+STEPS := src/skill_conformance/steps
 export OPENSPEC_TELEMETRY := 0
 # Bytecode is written as on a developer's machine, also where the environment says not to (this
 # project's machines and CI do): pytest then keeps the modules it rewrites for its assertions (the
@@ -25,7 +27,7 @@ sync: $(UV) ## Install the locked environment, its bytecode compiled
 
 .PHONY: conformance
 conformance: sync ## Run the conformance suite against IMPL (default: the reference)
-	$(UV) run --frozen pytest steps --impl $(IMPL)
+	$(UV) run --frozen pytest $(STEPS) --impl $(IMPL)
 
 # The fast loop (minutes): every check, the conformance suite and the project's tests but the slow
 # ones. `make ci` is the full gate: this, then the slow tests (every hand-written mutant), the
@@ -67,7 +69,7 @@ lint: sync ## ruff check and format check
 
 .PHONY: typecheck
 typecheck: sync ## mypy --strict over the suite, the steps and the reference
-	$(UV) run --frozen mypy src steps reference benchmarks conftest.py
+	$(UV) run --frozen mypy src benchmarks conftest.py
 
 .PHONY: bench
 bench: sync ## Benchmark ratios, side by side: run vs collect-only, per scenario, server vs interpreter start; tool-list scaling
@@ -106,4 +108,4 @@ OLDEST := "pydantic-ai-slim[mcp]==1.102.0" "mcp==1.27.1" "pytest==9.0.3" "pydant
 conformance-oldest: $(UV) ## The conformance run at the oldest pins the suite supports (the real codebase's)
 	rm -rf build/oldest && $(UV) venv --quiet build/oldest
 	$(UV) pip install --quiet --python build/oldest/bin/python $(OLDEST) -e .
-	build/oldest/bin/python -m pytest steps -p no:cacheprovider -q
+	build/oldest/bin/python -m pytest $(STEPS) -p no:cacheprovider -q

@@ -74,7 +74,15 @@ def _children_cpu() -> float:
 
 
 def _pytest(impl: str, *args: str) -> Sample:
-    command = [sys.executable, "-m", "pytest", "steps", "-q", "-p", "no:cacheprovider"]
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "src/skill_conformance/steps",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+    ]
     cpu, began = _children_cpu(), time.perf_counter()
     done = subprocess.run(
         [*command, "--impl", impl, *args], cwd=ROOT, capture_output=True, text=True, check=False

@@ -1,10 +1,10 @@
 """Where the suite's own data is (features, specs, expectations), and the digest of its specs.
 
-The data lives in ``skill_conformance/_bundled/`` in the installed wheel; in a checkout that
-folder holds links to the repository's top-level ``features/``, ``openspec/`` and
-``expectations/``. One lookup serves both, so an installed suite and a checkout read the same
-files the same way. (The reference and the step definitions are linked the same way, as the
-packages ``skill_conformance.reference`` and ``skill_conformance.steps``.)
+The data is kept at the repository's top level (``features/``, ``openspec/``, ``expectations/``),
+where spec reviewers and the OpenSpec CLI find it. The build copies it into the wheel as
+``skill_conformance/_bundled/`` (``pyproject.toml``, ``force-include``), from a checkout and from
+the sdist alike. :func:`bundled` is the one lookup: the wheel's copy where there is one, else
+the checkout the package is imported from (an editable install).
 """
 
 from __future__ import annotations
@@ -14,12 +14,13 @@ from pathlib import Path
 
 __all__ = ["bundled", "expectations_dir", "features_dir", "spec_digest", "specs_dir"]
 
-_BUNDLED = Path(__file__).resolve().parent / "_bundled"
+_PACKAGE = Path(__file__).resolve().parent
 
 
 def bundled(name: str) -> Path:
-    """The bundled directory ``name``, links resolved (in a checkout: the repository's own)."""
-    return (_BUNDLED / name).resolve()
+    """The data directory ``name``: the wheel's copy, else the checkout's own."""
+    packaged = _PACKAGE / "_bundled"
+    return (packaged if packaged.is_dir() else _PACKAGE.parents[1]) / name
 
 
 def specs_dir() -> Path:

@@ -32,7 +32,10 @@ from pathlib import Path
 __all__ = ["Outcome", "Run", "badge_summary", "main", "parse_run", "run_matrix"]
 
 _ROOT = Path(__file__).resolve().parents[2]
-"""The repository root: where ``steps/`` and ``features/`` are (an editable install)."""
+"""The repository root: where ``features/`` is (an editable install)."""
+
+_STEPS = "src/skill_conformance/steps"
+"""The step definitions, relative to :data:`_ROOT`."""
 
 MEMORY_LIMIT = 4 << 30
 """The address space each run may take (``RLIMIT_AS``), 4 GiB: an implementation that reads a
@@ -127,13 +130,14 @@ def _wait(process: subprocess.Popen[bytes], results: Path) -> int:
 def _one(run: Run, index: int, total: int, out: Path) -> Outcome:
     """Run the suite once, in ``run.python``, into ``out``."""
     print(
-        f"[{index}/{total}] {run.impl}: pytest steps --impl {run.impl} ({run.python})", flush=True
+        f"[{index}/{total}] {run.impl}: pytest {_STEPS} --impl {run.impl} ({run.python})",
+        flush=True,
     )
     scratch = out / f".run-{index}.json"
     log = out / f".run-{index}.log"
     scratch.unlink(missing_ok=True)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(_ROOT / "src"), str(_ROOT)])}
-    command = [run.python, "-m", "pytest", "steps", "--impl", run.impl, "-p", "no:cacheprovider"]
+    command = [run.python, "-m", "pytest", _STEPS, "--impl", run.impl, "-p", "no:cacheprovider"]
     command += ["-q", "--conformance-results", str(scratch)]
     started = time.monotonic()
     with log.open("wb") as sink:

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
 ROOT = Path(__file__).resolve().parents[2]
 BUILD = ROOT / "build" / "mutation"
-COPIED = ("reference", "src", "steps", "features", "tests", "conftest.py", "pyproject.toml")
+COPIED = ("src", "features", "openspec", "expectations", "tests", "conftest.py", "pyproject.toml")
 SELECTION = re.compile(r"^pytest_add_cli_args_test_selection = .*$", re.M)
 NOT_KILLED = ("survived", "no tests", "suspicious", "not checked", "segfault")
 THRESHOLD = 90.0
@@ -155,7 +155,7 @@ def main() -> int:
     env = {**os.environ, ZYGOTE_VARIABLE: zygote.address, "SKILL_CONFORMANCE_WORKERS": "1"}
     try:
         # Both copies now: the second run must mutate the very code the first one did.
-        steps_copy = _workspace("steps", ["steps"])
+        steps_copy = _workspace("steps", ["src/skill_conformance/steps"])
         unit_copy = _workspace("reference", ["tests/reference", *UNIT_DESELECTED])
         print("mutmut, scenarios alone (pytest steps):", flush=True)
         scenarios = _mutmut(steps_copy, [], options.max_children, env, "steps")

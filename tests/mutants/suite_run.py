@@ -69,7 +69,7 @@ def run_suite(
             sys.executable,
             "-m",
             "pytest",
-            "steps",
+            "src/skill_conformance/steps",
             "-p",
             "no:cacheprovider",
             "-p",

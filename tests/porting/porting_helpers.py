@@ -24,7 +24,15 @@ def run_suite(
     dump: Path, *args: str, env: Mapping[str, str] | None = None, timeout: float = 900
 ) -> subprocess.CompletedProcess[str]:
     """``pytest steps ARGS`` in a fresh interpreter, writing the verdicts to ``dump``."""
-    command = [sys.executable, "-m", "pytest", "steps", "-p", "no:cacheprovider", "-q"]
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "src/skill_conformance/steps",
+        "-p",
+        "no:cacheprovider",
+        "-q",
+    ]
     command += ["-p", "tests.porting.verdict_dump", *args]
     return subprocess.run(
         command,

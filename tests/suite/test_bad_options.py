@@ -20,7 +20,16 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _pytest_steps(*args: str) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-m", "pytest", "steps", "-p", "no:cacheprovider", "-q", *args]
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "src/skill_conformance/steps",
+        "-p",
+        "no:cacheprovider",
+        "-q",
+        *args,
+    ]
     return subprocess.run(
         command, cwd=ROOT, capture_output=True, text=True, timeout=300, check=False
     )

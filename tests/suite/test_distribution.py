@@ -1,7 +1,8 @@
 """The built wheel, installed alone into a fresh venv, runs the bundled suite from anywhere.
 
-One wheel and one venv serve every test here (module scope): building and installing take most
-of the time. The venv gets the locked versions of the dependencies, then the wheel. It lies
+The wheel is built as ``uv build``, ``python -m build`` and ``pip install`` of the sdist or a git
+URL build it: from the sdist, which must therefore carry the whole suite. One wheel and one venv
+serve every test here (module scope): building and installing take most of the time. The venv gets the locked versions of the dependencies, then the wheel. It lies
 inside another project's checkout, as a project's ``.venv`` does, whose ``conftest.py``,
 ``pytest.ini`` and ``pyproject.toml`` would wreck any run they reached: pytest looks for its
 configuration and conftest files in the folders above the tests, which here are that project's.
@@ -100,7 +101,7 @@ def _uv(*args: str, cwd: Path = ROOT) -> None:
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
     base = tmp_path_factory.mktemp("distribution")
-    _uv("build", "--wheel", "--quiet", "--out-dir", str(base / "dist"), str(ROOT))
+    _uv("build", "--quiet", "--out-dir", str(base / "dist"), str(ROOT))  # sdist, then its wheel
     (wheel,) = (base / "dist").glob("skill_conformance-*.whl")
     requirements = base / "requirements.txt"
     _uv(
@@ -144,7 +145,12 @@ def test_the_wheel_installs_only_skill_conformance(installed: Installed) -> None
         "skill_conformance/runtime/suite.ini",
         "skill_conformance/testing/launcher.c",
     }
+    features = {
+        f"skill_conformance/_bundled/features/{path.name}" for path in features_dir().iterdir()
+    }
+    bundled |= features
     assert bundled <= set(names)
+    assert any(name.endswith(".dist-info/licenses/LICENSE") for name in names), names
     entry_points = zipfile.ZipFile(installed.wheel).read(
         next(name for name in names if name.endswith("entry_points.txt"))
     )

@@ -31,7 +31,15 @@ class Mine(ReferenceImplementation):
 
 def _run(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(tmp_path)}
-    command = [sys.executable, "-m", "pytest", "steps", "-p", "no:cacheprovider", *args]
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "src/skill_conformance/steps",
+        "-p",
+        "no:cacheprovider",
+        *args,
+    ]
     return subprocess.run(
         command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300, check=False
     )

@@ -116,7 +116,7 @@ def _start(
         sys.executable,
         "-m",
         "pytest",
-        "steps",
+        "src/skill_conformance/steps",
         "-p",
         "no:cacheprovider",
         "--impl",

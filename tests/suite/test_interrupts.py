@@ -91,8 +91,8 @@ def _run_and_signal(
     env = {**os.environ, "TMPDIR": str(temp), marker.split("=")[0]: marker.split("=")[1]}
     env.update(extra_env or {})
     command = [
-        sys.executable, "-m", "pytest", "steps", "--impl", impl, "-q", "-p", "no:randomly",
-        "-p", "no:cacheprovider", "-k", select, f"--basetemp={base}",
+        sys.executable, "-m", "pytest", "src/skill_conformance/steps", "--impl", impl, "-q",
+        "-p", "no:randomly", "-p", "no:cacheprovider", "-k", select, f"--basetemp={base}",
         f"--conformance-results={results}", f"--scenario-workers={workers}",
     ]  # fmt: skip
     process = subprocess.Popen(

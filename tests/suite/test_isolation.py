@@ -50,8 +50,9 @@ def _run(base: Path, *options: str) -> SuiteRun:
         ),
     }
     command = [
-        sys.executable, "-m", "pytest", "steps", "-q", "-p", "no:cacheprovider",
-        "-p", "isolation_probe", f"--basetemp={base / 'basetemp'}", *options,
+        sys.executable, "-m", "pytest", "src/skill_conformance/steps", "-q",
+        "-p", "no:cacheprovider", "-p", "isolation_probe", f"--basetemp={base / 'basetemp'}",
+        *options,
     ]  # fmt: skip
     done = subprocess.run(
         command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600, check=False

@@ -167,7 +167,15 @@ def test_an_adapter_that_fails_to_import_gives_one_line(
     directory = Path(str(tmp_path))
     (directory / f"{module}.py").write_text(source)
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "steps", "-p", "no:cacheprovider", f"--impl={module}:X"],
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "src/skill_conformance/steps",
+            "-p",
+            "no:cacheprovider",
+            f"--impl={module}:X",
+        ],
         cwd=ROOT,
         env={**__import__("os").environ, "PYTHONPATH": str(directory)},
         capture_output=True,

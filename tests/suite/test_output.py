@@ -58,7 +58,16 @@ class Run:
 def _run(directory: Path, impl: str, names: tuple[str, ...], *extra: str) -> subprocess.Popen[str]:
     directory.mkdir()
     command = [
-        *(sys.executable, "-m", "pytest", "steps", "-p", "no:cacheprovider", "-p", "no:randomly"),
+        *(
+            sys.executable,
+            "-m",
+            "pytest",
+            "src/skill_conformance/steps",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:randomly",
+        ),
         *(f"--impl={impl}", "--scenario-timeout=60", "--no-expectations"),
         *(f"--junitxml={directory / 'junit.xml'}", "-k", _selecting(*names), *extra),
     ]

@@ -94,7 +94,15 @@ def test_a_worker_that_dies_errs_the_scenario_it_ran_and_the_run_goes_on() -> No
 def test_when_pytest_s_own_process_breaks_no_worker_outlives_it(tmp_path: Path) -> None:
     base = tmp_path / "base"  # in the command line of pytest's process and of each worker
     command = [
-        *(sys.executable, "-m", "pytest", "steps", "-q", "-p", "no:cacheprovider"),
+        *(
+            sys.executable,
+            "-m",
+            "pytest",
+            "src/skill_conformance/steps",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+        ),
         *("--impl=reference", "-p", "tests.suite.breaks_parent", "--scenario-workers=2"),
         f"--basetemp={base}",
     ]
@@ -115,7 +123,15 @@ def test_only_the_worlds_of_scenarios_that_did_not_pass_are_kept(
     """The suite's configuration: a world is deleted as its scenario passes, in its worker."""
     base = tmp_path / "base"
     command = [
-        *(sys.executable, "-m", "pytest", "steps", "-q", "-p", "no:cacheprovider"),
+        *(
+            sys.executable,
+            "-m",
+            "pytest",
+            "src/skill_conformance/steps",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+        ),
         *("--impl=reference", "-p", "tests.suite.fails_merging", f"--scenario-workers={workers}"),
         *("-k", "list_skills or tool_merging or python_tools", f"--basetemp={base}"),
     ]

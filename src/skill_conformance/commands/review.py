@@ -134,7 +134,10 @@ def add_report_commands(commands: argparse._SubParsersAction[Any]) -> None:
         "--features", default=str(features_dir()), metavar="DIR", help="our features"
     )
     trace.add_argument(
-        "--steps", default="steps", metavar="PATH", help="the tests binding the features"
+        "--steps",
+        default=str(Path(__file__).resolve().parents[1] / "steps"),
+        metavar="PATH",
+        help="the tests binding the features (default: the suite's own)",
     )
     trace.add_argument("--root", default=".", metavar="DIR", help="where pytest runs (default: .)")
     trace.add_argument("--no-steps", action="store_true", help="skip the step definition check")
