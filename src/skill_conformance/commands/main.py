@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from skill_conformance import __version__
+from skill_conformance.commands.compare import add_compare
 from skill_conformance.commands.review import add_report_commands
 from skill_conformance.commands.run import add_run
 from skill_conformance.commands.smoke import add_smoke
@@ -75,6 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(title="commands", metavar="COMMAND", parser_class=_Parser)
     _add_gherkin(commands)
     add_report_commands(commands)
+    add_compare(commands)
     add_smoke(commands)
     add_run(commands)
     return parser

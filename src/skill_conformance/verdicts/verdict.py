@@ -9,6 +9,9 @@ errored            it crashed, hung, left a process behind, or the suite itself 
 expected-failure   a failure listed in the expectations file, and it still fails
 unexpected-pass    a failure listed in the expectations file that now passes (stale entry)
 not-applicable     the scenario needs an ability the adapter declared it lacks
+cannot-drive       the adapter cannot drive this version of the implementation at all (its
+                   entry points are not ones the adapter knows); the same reason for every
+                   scenario of the run, which says nothing about the implementation's behaviour
 =================  ==========================================================================
 """
 
@@ -43,11 +46,17 @@ class Verdict(StrEnum):
     EXPECTED_FAILURE = "expected-failure"
     UNEXPECTED_PASS = "unexpected-pass"
     NOT_APPLICABLE = "not-applicable"
+    CANNOT_DRIVE = "cannot-drive"
 
     @property
     def bad(self) -> bool:
-        """Whether this verdict fails the run."""
-        return self in (Verdict.FAILED, Verdict.ERRORED, Verdict.UNEXPECTED_PASS)
+        """Whether this verdict fails the run (a run that could judge nothing fails too)."""
+        return self in (
+            Verdict.FAILED,
+            Verdict.ERRORED,
+            Verdict.UNEXPECTED_PASS,
+            Verdict.CANNOT_DRIVE,
+        )
 
     @property
     def severity(self) -> int:
@@ -78,6 +87,7 @@ class Verdict(StrEnum):
 _SEVERITY = (
     Verdict.PASSED,
     Verdict.NOT_APPLICABLE,
+    Verdict.CANNOT_DRIVE,
     Verdict.EXPECTED_FAILURE,
     Verdict.UNEXPECTED_PASS,
     Verdict.FAILED,
@@ -95,5 +105,8 @@ _WORDS = {
     ),
     Verdict.NOT_APPLICABLE: _Words(
         "n/a", "n", "not applicable", "needs an ability the adapter declares it lacks"
+    ),
+    Verdict.CANNOT_DRIVE: _Words(
+        "n/d", "D", "cannot drive", "this version is beyond what the adapter can drive at all"
     ),
 }
