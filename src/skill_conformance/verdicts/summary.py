@@ -19,6 +19,8 @@ __all__ = ["format_counts", "summary_lines"]
 _LABELS = {Verdict.FAILED: "FAILED", Verdict.ERRORED: "ERRORED", Verdict.UNEXPECTED_PASS: "XPASS"}
 _CELL = 6
 _MAX_BAD = 25
+_COLUMNS = tuple(verdict for verdict in Verdict if verdict is not Verdict.CANNOT_DRIVE)
+"""The table's columns; a run the adapter cannot drive gets one line instead of a table."""
 
 
 def format_counts(counts: Counter[Verdict]) -> str:
@@ -27,7 +29,7 @@ def format_counts(counts: Counter[Verdict]) -> str:
 
 
 def _cells(counts: Counter[Verdict]) -> str:
-    return "".join(f"{counts[v] or '.':>{_CELL}}" for v in Verdict)
+    return "".join(f"{counts[v] or '.':>{_CELL}}" for v in _COLUMNS)
 
 
 def _fit(line: str, width: int) -> str:
@@ -46,12 +48,15 @@ def summary_lines(results: Sequence[ScenarioResult], width: int = 100) -> list[s
     """The summary of ``results``: the table fitted to ``width``, then the bad scenarios whole."""
     if not results:
         return []
+    undriven = sorted({r.reason for r in results if r.verdict is Verdict.CANNOT_DRIVE})
+    if undriven:
+        return [f"cannot drive: {reason} ({len(results)} scenarios not run)" for reason in undriven]
     by_requirement: dict[str, dict[str, Counter[Verdict]]] = {}
     for result in results:
         requirements = by_requirement.setdefault(result.capability, {})
         requirements.setdefault(result.requirement_title, Counter())[result.verdict] += 1
     bad = [result for result in results if result.verdict.bad]
-    heading = "".join(f"{verdict.column:>{_CELL}}" for verdict in Verdict)
+    heading = "".join(f"{verdict.column:>{_CELL}}" for verdict in _COLUMNS)
     lines = [f"{heading}       capability / requirement"]
     for capability, requirements in sorted(by_requirement.items()):
         lines += _capability_lines(capability, requirements, compact=bool(bad))
@@ -74,7 +79,7 @@ def _capability_lines(
             continue
         lines.append(f"{_cells(counts)}  {_mark(counts)}   {title}")
     if compact and fine:
-        lines.append(f"{'':>{_CELL * len(Verdict)}}         + {_requirements(len(fine))} ok")
+        lines.append(f"{'':>{_CELL * len(_COLUMNS)}}         + {_requirements(len(fine))} ok")
     return lines
 
 
