@@ -37,9 +37,10 @@ test: sync specs-validate features-check trace lint typecheck ## Checks and test
 	$(UV) run --frozen pytest -m "not slow"
 
 .PHONY: ci
-ci: test ## The full gate (.ci/run): `make test`, then the slow tests, the oldest pins, the matrix
+ci: test ## The full gate (.ci/run): `make test`, then the slow tests, the oldest and newest pins, the matrix
 	SC_ALL_MUTANTS=1 $(UV) run --frozen pytest -m slow
 	$(MAKE) --no-print-directory conformance-oldest
+	$(MAKE) --no-print-directory conformance-newest
 	$(MAKE) --no-print-directory matrix
 
 .PHONY: features
@@ -109,3 +110,16 @@ conformance-oldest: $(UV) ## The conformance run at the oldest pins the suite su
 	rm -rf build/oldest && $(UV) venv --quiet build/oldest
 	$(UV) pip install --quiet --python build/oldest/bin/python $(OLDEST) -e .
 	build/oldest/bin/python -m pytest $(STEPS) -p no:cacheprovider -q
+
+# An interpreter of version $(1) (pyenv's where pyenv manages it), or nothing.
+find-python = $(shell PYENV_VERSION=$$(pyenv versions --bare 2>/dev/null | grep -m1 '^$(1)') \
+	python$(1) -c 'import sys; print(sys.executable)' 2>/dev/null)
+NEWEST_PYTHON ?= $(or $(call find-python,3.14),$(call find-python,3.13))
+NEWEST := "mcp>=2"
+
+.PHONY: conformance-newest
+conformance-newest: $(UV) ## The conformance run on mcp 2.x and the newest Python found (3.14, else 3.13)
+	@test -n "$(NEWEST_PYTHON)" || { echo "conformance-newest: no Python 3.14 or 3.13 found" >&2; exit 1; }
+	rm -rf build/newest && $(UV) venv --quiet --python $(NEWEST_PYTHON) build/newest
+	$(UV) pip install --quiet --python build/newest/bin/python $(NEWEST) -e .
+	build/newest/bin/python -m pytest $(STEPS) -p no:cacheprovider -q

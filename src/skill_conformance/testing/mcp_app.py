@@ -14,6 +14,7 @@ each handshake. Built in the zygote's fork, that was most of a server's start.
 from __future__ import annotations
 
 import argparse
+import base64
 import contextlib
 import importlib
 import json
@@ -26,7 +27,7 @@ import time
 from collections.abc import Iterable, Iterator, Sequence
 from importlib.metadata import version
 from types import FrameType
-from typing import Any
+from typing import Any, cast
 
 import mcp.types as types
 import pydantic
@@ -43,6 +44,8 @@ _MCP_VERSION = version("mcp")
 """The version a ``FastMCP`` server gives in its handshake: the SDK's."""
 
 _TEXT_ARGUMENT: dict[str, Any] = {"default": "", "title": "Text", "type": "string"}
+_MIME = {False: "text/markdown", True: "application/octet-stream"}
+"""The MIME type of a text skill resource, and of one served as bytes."""
 
 
 def _record(log: str | None, event: str, label: str, pid: int) -> None:
@@ -96,64 +99,132 @@ def _text_argument(name: str, arguments: dict[str, Any]) -> str:
         raise ValueError(f"Error executing tool {name}: {error}") from None
 
 
-def build_server(
-    label: str, tools: Sequence[str], skills: Sequence[str], binary_skills: Sequence[str] = ()
-) -> Server[Any, Any]:
-    """The server offering ``tools`` and the skill resources ``skills`` (``binary_skills``)."""
-    server: Server[Any, Any] = Server(label, version=_MCP_VERSION)
-    offered = {name: _tool(label, name) for name in tools}
-    resources = {
-        str(resource.uri): (resource, binary)
-        for binary, names in ((False, skills), (True, binary_skills))
-        for resource in (_skill_resource(label, name, binary=binary) for name in names)
-    }
+class _Handlers:
+    """What the server answers, whichever generation of the ``mcp`` SDK serves it."""
 
-    @server.list_tools()  # type: ignore[no-untyped-call, untyped-decorator]
-    async def list_tools() -> list[types.Tool]:
-        return list(offered.values())
+    def __init__(
+        self, label: str, tools: Sequence[str], skills: Sequence[str], binary_skills: Sequence[str]
+    ) -> None:
+        self.label = label
+        self.tools = {name: _tool(label, name) for name in tools}
+        self.resources = {
+            str(resource.uri): (resource, binary)
+            for binary, names in ((False, skills), (True, binary_skills))
+            for resource in (_skill_resource(label, name, binary=binary) for name in names)
+        }
 
-    @server.call_tool(validate_input=False)  # type: ignore[untyped-decorator]
-    async def call_tool(name: str, arguments: dict[str, Any]) -> types.CallToolResult:
-        if name not in offered:
-            raise ValueError(f"Unknown tool: {name}")
-        result = _answer(label, name, _text_argument(name, arguments))
+    def call_tool(self, name: str, arguments: dict[str, Any]) -> types.CallToolResult:
+        """The tool's result; a refusal as the error result ``FastMCP`` 1.x makes of it."""
+        try:
+            if name not in self.tools:
+                raise ValueError(f"Unknown tool: {name}")
+            result = _answer(self.label, name, _text_argument(name, arguments))
+        except ValueError as error:
+            return types.CallToolResult(
+                content=[types.TextContent(type="text", text=str(error))], isError=True
+            )
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=result)],
             structuredContent={"result": result},
             isError=False,
         )
 
-    @server.list_resources()  # type: ignore[no-untyped-call, untyped-decorator]
-    async def list_resources() -> list[types.Resource]:
-        return [resource for resource, _ in resources.values()]
-
-    @server.read_resource()  # type: ignore[no-untyped-call, untyped-decorator]
-    async def read_resource(uri: AnyUrl) -> Iterable[ReadResourceContents]:
-        if str(uri) not in resources:
+    def read_resource(self, uri: str) -> ReadResourceContents:
+        if uri not in self.resources:
             raise ValueError(f"Unknown resource: {uri}")
-        resource, binary = resources[str(uri)]
+        resource, binary = self.resources[uri]
         text = remote_skill_instructions(resource.name)
         content: str | bytes = text.encode() + b"\xff" if binary else text
-        return [ReadResourceContents(content=content, mime_type=resource.mimeType)]
+        return ReadResourceContents(content=content, mime_type=_MIME[binary])
 
-    @server.list_resource_templates()  # type: ignore[no-untyped-call, untyped-decorator]
+
+def build_server(
+    label: str, tools: Sequence[str], skills: Sequence[str], binary_skills: Sequence[str] = ()
+) -> Server[Any, Any]:
+    """The server offering ``tools`` and the skill resources ``skills`` (``binary_skills``)."""
+    handlers = _Handlers(label, tools, skills, binary_skills)
+    if not hasattr(Server, "list_tools"):
+        return cast("Server[Any, Any]", _constructed(handlers))
+    server: Server[Any, Any] = Server(label, version=_MCP_VERSION)
+
+    @server.list_tools()  # type: ignore[no-untyped-call, untyped-decorator, unused-ignore]
+    async def list_tools() -> list[types.Tool]:
+        return list(handlers.tools.values())
+
+    @server.call_tool(validate_input=False)  # type: ignore[untyped-decorator, unused-ignore]
+    async def call_tool(name: str, arguments: dict[str, Any]) -> types.CallToolResult:
+        return handlers.call_tool(name, arguments)
+
+    @server.list_resources()  # type: ignore[no-untyped-call, untyped-decorator, unused-ignore]
+    async def list_resources() -> list[types.Resource]:
+        return [resource for resource, _ in handlers.resources.values()]
+
+    @server.read_resource()  # type: ignore[no-untyped-call, untyped-decorator, unused-ignore]
+    async def read_resource(uri: AnyUrl) -> Iterable[ReadResourceContents]:
+        return [handlers.read_resource(str(uri))]
+
+    @server.list_resource_templates()  # type: ignore[no-untyped-call, untyped-decorator, unused-ignore]
     async def list_resource_templates() -> list[types.ResourceTemplate]:
         return []
 
-    @server.list_prompts()  # type: ignore[no-untyped-call, untyped-decorator]
+    @server.list_prompts()  # type: ignore[no-untyped-call, untyped-decorator, unused-ignore]
     async def list_prompts() -> list[types.Prompt]:
         return []
 
     return server
 
 
+def _constructed(handlers: _Handlers) -> Any:
+    """The same server on the ``mcp`` 2.x SDK, whose handlers are given to the constructor."""
+
+    async def list_tools(ctx: object, params: object) -> Any:
+        return types.ListToolsResult(tools=list(handlers.tools.values()))
+
+    async def call_tool(ctx: object, params: Any) -> Any:
+        return handlers.call_tool(params.name, dict(params.arguments or {}))
+
+    async def list_resources(ctx: object, params: object) -> Any:
+        return types.ListResourcesResult(
+            resources=[resource for resource, _ in handlers.resources.values()]
+        )
+
+    async def read_resource(ctx: object, params: Any) -> Any:
+        uri: Any = str(params.uri)  # a str in mcp 2.x, where 1.x wants an AnyUrl
+        read = handlers.read_resource(uri)
+        mime = read.mime_type
+        contents: types.TextResourceContents | types.BlobResourceContents
+        if isinstance(read.content, bytes):
+            blob = base64.b64encode(read.content).decode()
+            contents = types.BlobResourceContents(uri=uri, mimeType=mime, blob=blob)
+        else:
+            contents = types.TextResourceContents(uri=uri, mimeType=mime, text=read.content)
+        return types.ReadResourceResult(contents=[contents])
+
+    async def list_resource_templates(ctx: object, params: object) -> Any:
+        return types.ListResourceTemplatesResult(resourceTemplates=[])
+
+    async def list_prompts(ctx: object, params: object) -> Any:
+        return types.ListPromptsResult(prompts=[])
+
+    return Server(  # type: ignore[call-arg, unused-ignore]
+        handlers.label,
+        version=_MCP_VERSION,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+        on_list_resources=list_resources,
+        on_read_resource=read_resource,
+        on_list_resource_templates=list_resource_templates,
+        on_list_prompts=list_prompts,
+    )
+
+
 def _skill_resource(label: str, name: str, *, binary: bool) -> types.Resource:
     """The resource of skill ``name``: its text, or (``binary``) its bytes and a non-UTF-8 byte."""
     return types.Resource(
-        uri=AnyUrl(f"skill-resource://{label}/{name}"),
+        uri=f"skill-resource://{label}/{name}",  # type: ignore[arg-type, unused-ignore]
         name=name,
         description=f"Remote skill {name}.",
-        mimeType="application/octet-stream" if binary else "text/markdown",
+        mimeType=_MIME[binary],
     )
 
 

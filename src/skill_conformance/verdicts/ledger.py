@@ -67,8 +67,9 @@ class ScenarioInfo:
         )
 
 
-def _properties(report: pytest.TestReport) -> dict[str, str]:
-    return {str(k): str(v) for k, v in report.user_properties}
+def _properties(report: pytest.TestReport | pytest.CollectReport) -> dict[str, str]:
+    # A collection error reaches the report hooks as a CollectReport, which has no properties.
+    return {str(k): str(v) for k, v in getattr(report, "user_properties", ())}
 
 
 def decided(report: pytest.TestReport) -> tuple[ScenarioInfo, Verdict, str] | None:
