@@ -11,8 +11,8 @@ STEPS := src/skill_conformance/steps
 export OPENSPEC_TELEMETRY := 0
 # Bytecode is written as on a developer's machine, also where the environment says not to (this
 # project's machines and CI do): pytest then keeps the modules it rewrites for its assertions (the
-# suite's, the steps', every plugin's), which every pytest process otherwise rewrites again (a
-# collect-only run: 5.7 s, 4.1 s with them kept), a hundred and more processes in `make ci`.
+# suite's, the steps', every plugin's), which every pytest process otherwise rewrites again, a
+# hundred and more processes in `make ci` (docs/benchmarks.md).
 unexport PYTHONDONTWRITEBYTECODE
 
 $(UV):
@@ -21,8 +21,8 @@ $(UV):
 .PHONY: sync
 sync: $(UV) ## Install the locked environment, its bytecode compiled
 	@# Compiled once here, so that no run compiles a module from source (with
-	@# PYTHONDONTWRITEBYTECODE set, as a caller of uv may have it, nothing else would write it:
-	@# pydantic-ai's 1.6 MB price table alone took about 0.3 s of CPU in every conformance run).
+	@# PYTHONDONTWRITEBYTECODE set, as a caller of uv may have it, nothing else would write it,
+	@# and large modules such as pydantic-ai's price table would be compiled in every run).
 	$(UV) sync --frozen --quiet --compile-bytecode
 
 .PHONY: conformance

@@ -2,10 +2,11 @@
 
 The wheel is built as ``uv build``, ``python -m build`` and ``pip install`` of the sdist or a git
 URL build it: from the sdist, which must therefore carry the whole suite. One wheel and one venv
-serve every test here (module scope): building and installing take most of the time. The venv gets the locked versions of the dependencies, then the wheel. It lies
-inside another project's checkout, as a project's ``.venv`` does, whose ``conftest.py``,
-``pytest.ini`` and ``pyproject.toml`` would wreck any run they reached: pytest looks for its
-configuration and conftest files in the folders above the tests, which here are that project's.
+serve every test here (module scope): building and installing take most of the time. The venv gets
+the locked versions of the dependencies, then the wheel. It lies inside another project's checkout,
+as a project's ``.venv`` does, whose ``conftest.py``, ``pytest.ini`` and ``pyproject.toml`` would
+wreck any run they reached: pytest looks for its configuration and conftest files in the folders
+above the tests, which here are that project's.
 """
 
 from __future__ import annotations

@@ -39,8 +39,8 @@ class ImportPath:
             if entry in sys.path:
                 sys.path.remove(entry)
         roots = [Path(entry).resolve() for entry in added]
-        # Only modules imported since `add` can come from these directories: resolving the path of
-        # every module in the process took about 0.3 s per scenario.
+        # Only modules imported since `add` can come from these directories, and resolving the
+        # path of every module in the process would cost each scenario far more than its own.
         for name in set(sys.modules) - self._known:
             origin = getattr(sys.modules.get(name), "__file__", None)
             if origin and any(Path(origin).resolve().is_relative_to(root) for root in roots):

@@ -198,8 +198,8 @@ class _BoundedLoader(yaml.SafeLoader):
             del self.possible_simple_keys[level]
 
     def scan_to_next_token(self) -> None:
-        # PyYAML's own steps through a comment one character at a time (40 ms for 60 KiB of
-        # comment lines); this one steps over it at once, the reader's counts kept the same.
+        # PyYAML's own steps through a comment one character at a time, which a frontmatter of
+        # long comments makes slow; this one steps over it at once, the reader's counts kept.
         if self.stream is not None:  # a stream is read in pieces: only a text is here whole
             super().scan_to_next_token()
             return

@@ -41,8 +41,8 @@ __all__ = ["COMMAND_ARGS", "main", "parser", "remote_skill_instructions"]
 
 COMMAND_ARGS = ("-S", "-P", __file__)
 """What to give ``sys.executable`` to run this command: the file itself, so that no ``runpy`` is
-imported (``-m`` costs a start 4 ms); with ``-P`` nothing of the working directory is on the path,
-and with ``-S`` no ``site`` is run (its ``.pth`` files cost a start another 4 ms): the command puts
+imported; with ``-P`` nothing of the working directory is on the path, and with ``-S`` no
+``site`` is run (its ``.pth`` files are read at every start): the command puts
 this package's own directory on the path, and runs ``site`` only to serve without a zygote."""
 
 
