@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import os
+import resource
+import shutil
 import struct
+import subprocess
 import zlib
 from collections.abc import Callable
 from pathlib import Path
+
+import pytest
 
 from skill_conformance.bundled import spec_digest, specs_dir
 from skill_conformance.catalogue import Entry, load_catalogue
@@ -101,3 +107,43 @@ def _rgb(line: bytearray) -> bytearray:
     for x in range(0, len(line), 4):
         out += line[x : x + 3]
     return out
+
+
+def chromium() -> str:
+    """Headless Chromium's command: skipped where it is missing, but failed in CI, which has it."""
+    found = shutil.which("chromium") or shutil.which("chromium-browser")
+    if found is None:
+        if os.environ.get("CI"):
+            pytest.fail("chromium is not installed; .ci/run installs it")
+        pytest.skip("chromium is not installed (apt-get install chromium)")
+    return found
+
+
+def _unbounded_address_space() -> None:
+    """Lift the suite's --memory-limit (inherited): Chromium reserves terabytes it never uses."""
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
+    resource.setrlimit(resource.RLIMIT_AS, (hard, hard))
+
+
+def run_chromium(page: Path, width: int, height: int, *options: str) -> str:
+    """Load ``page`` in a ``width`` x ``height`` window; what Chromium printed."""
+    command = [
+        chromium(),
+        "--headless",
+        "--no-sandbox",  # CI runs as root
+        "--disable-gpu",
+        "--hide-scrollbars",
+        f"--window-size={width},{height}",
+        *options,
+        page.as_uri(),
+    ]
+    done = subprocess.run(
+        command,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        preexec_fn=_unbounded_address_space,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout

@@ -71,11 +71,12 @@ def test_every_scenario_has_its_steps_and_one_verdict_per_implementation(page: s
     assert "<th>reference 0.1.0</th><th>other 2.0</th>" in page
     assert page.count('<td class="scenario">') == len(ENTRIES)
     assert page.count('<td class="verdict ') == 2 * len(ENTRIES) + 1  # + the unknown one
+    assert page.count('data-label="other 2.0"><span class="badge">') == len(ENTRIES) + 1
     first = ENTRIES[0]
     assert f"@id:{first.id}" in page
     step = first.scenario.steps[0]
     assert f'<span class="kw">{step.keyword}</span>' in page
-    assert page.count('<td class="verdict not-run">') == 1
+    assert page.count('<td class="verdict not-run" data-label="other 2.0">') == 1
     assert "known: returns a string" in page
 
 

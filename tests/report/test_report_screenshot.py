@@ -7,15 +7,10 @@ the two implementations side by side: every "passed" cell left of every "failed"
 
 from __future__ import annotations
 
-import os
-import resource
-import shutil
-import subprocess
 from collections import defaultdict
 from pathlib import Path
 
-import pytest
-from report_helpers import read_png
+from report_helpers import read_png, run_chromium
 
 from skill_conformance.bundled import spec_digest
 from skill_conformance.catalogue import load_catalogue
@@ -56,15 +51,6 @@ BACKGROUNDS = {
 BADGES = {"passed": bytes.fromhex("1a7f37"), "failed": bytes.fromhex("cf222e")}
 
 
-def _chromium() -> str:
-    found = shutil.which("chromium") or shutil.which("chromium-browser")
-    if found is None:
-        if os.environ.get("CI"):
-            pytest.fail("chromium is not installed; .ci/run installs it")
-        pytest.skip("chromium is not installed (apt-get install chromium)")
-    return found
-
-
 def _report(tmp_path: Path) -> Path:
     specs = tmp_path / "specs"
     (specs / "demo").mkdir(parents=True)
@@ -103,35 +89,10 @@ def _report(tmp_path: Path) -> Path:
     return out
 
 
-def _unbounded_address_space() -> None:
-    """Lift the suite's --memory-limit (inherited): Chromium reserves terabytes it never uses."""
-    _, hard = resource.getrlimit(resource.RLIMIT_AS)
-    resource.setrlimit(resource.RLIMIT_AS, (hard, hard))
-
-
 def test_the_report_renders_the_verdicts_side_by_side_in_chromium(tmp_path: Path) -> None:
-    chromium = _chromium()
     report = _report(tmp_path)
     shot = tmp_path / "report.png"
-    command = [
-        chromium,
-        "--headless",
-        "--no-sandbox",  # CI runs as root
-        "--disable-gpu",
-        "--hide-scrollbars",
-        f"--window-size={WIDTH},{HEIGHT}",
-        f"--screenshot={shot}",
-        report.as_uri(),
-    ]
-    done = subprocess.run(
-        command,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-        preexec_fn=_unbounded_address_space,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
+    run_chromium(report, WIDTH, HEIGHT, f"--screenshot={shot}")
     assert shot.is_file()
 
     width, height, rows = read_png(shot)

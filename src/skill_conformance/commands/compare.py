@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from skill_conformance.atomic import write_atomic
+from skill_conformance.commands.markdown import cell, folded, shortened, table
 from skill_conformance.options import OptionError, writable_file
 from skill_conformance.verdicts.comparison import Change, Comparison, compare, observation
 from skill_conformance.verdicts.results import Results, ResultsError, load_results
@@ -84,10 +85,6 @@ _TEXT_LIMIT = 600
 """Characters of an observation shown in text (the JSON has them whole)."""
 
 
-def _shortened(text: str, limit: int) -> str:
-    return text if len(text) <= limit else f"{text[:limit]}… ({len(text):,} characters)"
-
-
 def render_text(comparison: Comparison, base: str, head: str) -> str:
     """The comparison for a terminal, observations shortened to a few lines each."""
     lines = [f"skill-conformance compare: {base} -> {head}", _verdict_line(comparison)]
@@ -104,33 +101,19 @@ def render_text(comparison: Comparison, base: str, head: str) -> str:
             for side, result in (("base", change.base), ("head", change.head)):
                 seen = observation(result) if result is not None else ""
                 if seen:
-                    lines.append(f"      {side}: {_shortened(seen, _TEXT_LIMIT)}")
+                    lines.append(f"      {side}: {shortened(seen, _TEXT_LIMIT)}")
     return "\n".join(lines) + "\n"
 
 
-_CELL_LIMIT = 300
-"""Characters of an observation shown in a Markdown table cell (the JSON has them whole)."""
-
-
-def _cell(text: str) -> str:
-    escaped = _shortened(text, _CELL_LIMIT).replace("&", "&amp;")
-    escaped = escaped.replace("<", "&lt;").replace(">", "&gt;")
-    return escaped.replace("|", "\\|").replace("`", "&#96;").replace("\n", " ")
-
-
 def _table(changes: Sequence[Change]) -> list[str]:
-    lines = [
-        "| capability | scenario | verdict | observation (base) | observation (head) |",
-        "| --- | --- | --- | --- | --- |",
-    ]
+    headings = ("capability", "scenario", "verdict", "observation (base)", "observation (head)")
+    rows = []
     for change in changes:
         scenario = change.scenario
         sides = [observation(r) if r is not None else "" for r in (change.base, change.head)]
-        lines.append(
-            f"| {_cell(scenario.capability)} | {_cell(scenario.name)} | "
-            f"{_arrow(change).replace('->', '→')} | {_cell(sides[0])} | {_cell(sides[1])} |"
-        )
-    return lines
+        arrow = _arrow(change).replace("->", "→")
+        rows.append((cell(scenario.capability), cell(scenario.name), arrow, *map(cell, sides)))
+    return table(headings, rows)
 
 
 def render_markdown(comparison: Comparison, base: str, head: str) -> str:
@@ -140,11 +123,11 @@ def render_markdown(comparison: Comparison, base: str, head: str) -> str:
     """
     mark = "❌" if comparison.gate_fails else "✅"
     lines = [
-        f"### {mark} skill-conformance: `{_cell(base)}` → `{_cell(head)}`",
+        f"### {mark} skill-conformance: `{cell(base)}` → `{cell(head)}`",
         "",
         f"**{_verdict_line(comparison).capitalize()}.** {_counts(comparison)}.",
     ]
-    lines += [f"\n> {_cell(note)}" for note in _notes(comparison, base, head)]
+    lines += [f"\n> {cell(note)}" for note in _notes(comparison, base, head)]
     for name, title in _SECTIONS:
         changes: list[Change] = getattr(comparison, name)
         if not changes:
@@ -152,8 +135,7 @@ def render_markdown(comparison: Comparison, base: str, head: str) -> str:
         if name == "regressions":
             lines += ["", f"#### {title}: {len(changes)}", "", *_table(changes)]
         else:
-            summary = f"<summary>{title}: {len(changes)}</summary>"
-            lines += ["", "<details>", summary, "", *_table(changes), "", "</details>"]
+            lines += ["", *folded(f"{title}: {len(changes)}", _table(changes))]
     return "\n".join(lines) + "\n"
 
 

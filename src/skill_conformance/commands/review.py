@@ -10,7 +10,7 @@ from typing import Any
 from skill_conformance.atomic import write_atomic
 from skill_conformance.bundled import features_dir, specs_dir
 from skill_conformance.catalogue import load_catalogue, specs_of
-from skill_conformance.commands.report import build_report
+from skill_conformance.commands.report import Show, build_report, build_summary
 from skill_conformance.commands.trace import (
     check_steps,
     coverage_against,
@@ -36,9 +36,22 @@ def _error(message: str) -> int:
 
 def _report(args: argparse.Namespace) -> int:
     """Run ``skill-conformance report``."""
+    paths = [Path(p) for p in args.results]
+    default = Show.FAILURES if args.format == "markdown" else Show.ALL
+    show = Show(args.show) if args.show else default
     try:
-        out = writable_file("--out", Path(args.out))
-        text = build_report([Path(p) for p in args.results], Path(args.specs), args.label)
+        if args.format == "markdown":
+            out = writable_file("--out", Path(args.out)) if args.out else None
+            text = build_summary(paths, args.label, show=show, report_url=args.report_url)
+        else:
+            if not args.out:
+                return _error("--out: the HTML report needs a file to go to")
+            out = writable_file("--out", Path(args.out))
+            failing_only = show is Show.FAILURES
+            text = build_report(paths, Path(args.specs), args.label, failing_only=failing_only)
+        if out is None:
+            sys.stdout.write(text)
+            return OK
         _write(out, text)
     except (ResultsError, UsageError, OptionError) as error:
         return _error(str(error))
@@ -104,12 +117,37 @@ def add_report_commands(commands: argparse._SubParsersAction[Any]) -> None:
     """Add ``report``, ``trace`` and ``expectations`` to the command line."""
     report = commands.add_parser(
         "report",
-        help="render a self-contained HTML conformance report from results files",
+        help="render the verdicts of results files: an HTML page, or a Markdown summary",
         description="Render the verdicts of one or more --conformance-results files side by "
-        "side, requirement by requirement, with each scenario's steps. Exit 0, or 2 on errors.",
+        "side: a self-contained HTML page, requirement by requirement with each scenario's "
+        "steps, or a Markdown summary for a CI job page (--format markdown). Exit 0, or 2 on "
+        "errors.",
     )
     report.add_argument("results", nargs="+", metavar="RESULTS.json", help="results files")
-    report.add_argument("--out", required=True, metavar="FILE", help="the HTML file to write")
+    report.add_argument(
+        "--out",
+        metavar="FILE",
+        help="the file to write (required for HTML; Markdown goes to standard output without it)",
+    )
+    report.add_argument(
+        "--format",
+        choices=("html", "markdown"),
+        default="html",
+        help="html (default): one page; markdown: a summary for a CI job page or a comment",
+    )
+    report.add_argument(
+        "--show",
+        choices=[s.value for s in Show],
+        default=None,
+        help="failures: only the scenarios that did not pass (the Markdown default; the HTML "
+        "page opens filtered so); all: every scenario (the HTML default; in Markdown, folded)",
+    )
+    report.add_argument(
+        "--report-url",
+        default="",
+        metavar="URL",
+        help="where the HTML report is published: the Markdown summary links each scenario there",
+    )
     report.add_argument(
         "--label",
         action="append",

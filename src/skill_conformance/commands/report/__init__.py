@@ -1,4 +1,7 @@
-"""The HTML conformance report (``skill-conformance report``): verdicts side by side."""
+"""The conformance report (``skill-conformance report``): verdicts side by side.
+
+One HTML page, or a Markdown summary for a CI job page.
+"""
 
 from __future__ import annotations
 
@@ -8,9 +11,18 @@ from pathlib import Path
 from skill_conformance.bundled import spec_digest
 from skill_conformance.catalogue import load_catalogue
 from skill_conformance.commands.report.render import Column, render_report
+from skill_conformance.commands.report.summary import Show, render_markdown
 from skill_conformance.verdicts.results import Results, load_results
 
-__all__ = ["Column", "build_report", "columns_of", "render_report"]
+__all__ = [
+    "Column",
+    "Show",
+    "build_report",
+    "build_summary",
+    "columns_of",
+    "render_markdown",
+    "render_report",
+]
 
 
 def columns_of(runs: Sequence[Results], labels: Sequence[str] = ()) -> list[Column]:
@@ -31,8 +43,10 @@ def columns_of(runs: Sequence[Results], labels: Sequence[str] = ()) -> list[Colu
     return columns
 
 
-def build_report(paths: Sequence[Path], specs: Path, labels: Sequence[str] = ()) -> str:
-    """The report of the results files ``paths`` against the specs under ``specs``.
+def build_report(
+    paths: Sequence[Path], specs: Path, labels: Sequence[str] = (), *, failing_only: bool = False
+) -> str:
+    """The HTML report of the results files ``paths`` against the specs under ``specs``.
 
     Raises:
         skill_conformance.verdicts.results.ResultsError: A results file cannot be read.
@@ -41,4 +55,26 @@ def build_report(paths: Sequence[Path], specs: Path, labels: Sequence[str] = ())
     """
     runs = [load_results(path) for path in paths]
     catalogue = load_catalogue(specs)
-    return render_report(columns_of(runs, labels), catalogue, spec_digest=spec_digest(specs))
+    return render_report(
+        columns_of(runs, labels),
+        catalogue,
+        spec_digest=spec_digest(specs),
+        failing_only=failing_only,
+    )
+
+
+def build_summary(
+    paths: Sequence[Path],
+    labels: Sequence[str] = (),
+    *,
+    show: Show = Show.FAILURES,
+    report_url: str = "",
+) -> str:
+    """The Markdown summary of the results files ``paths``.
+
+    Raises:
+        skill_conformance.verdicts.results.ResultsError: A results file cannot be read.
+
+    """
+    runs = [load_results(path) for path in paths]
+    return render_markdown(columns_of(runs, labels), show=show, report_url=report_url)

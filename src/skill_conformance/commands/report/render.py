@@ -14,7 +14,11 @@ from skill_conformance.gherkin.model import DataTable, DocString, Step
 from skill_conformance.verdicts.results import Results, ScenarioResult
 from skill_conformance.verdicts.verdict import Verdict
 
-__all__ = ["Column", "render_report"]
+__all__ = ["Column", "render_report", "scenario_anchor", "shown"]
+
+_NOT_PASSING = frozenset(Verdict) - {Verdict.PASSED, Verdict.NOT_APPLICABLE}
+"""The verdicts the failing-only filter keeps: every one that is not a pass or a scenario that
+does not apply (known failures too: a reviewer filtering for failures wants them)."""
 
 
 @dataclass(frozen=True)
@@ -45,14 +49,39 @@ def _anchor(*parts: str) -> str:
     return "-".join("".join(c if c.isalnum() else "-" for c in part) for part in parts)
 
 
+def scenario_anchor(key: str) -> str:
+    """The fragment of a scenario's row: its key, ``{capability}/{id}``.
+
+    The failure block, results and expectations files spell it so; it stays the same from run to
+    run.
+    """
+    return key
+
+
+def shown(results: Sequence[ScenarioResult | None]) -> bool:
+    """Whether the failing-only view shows a scenario with these results, one per column."""
+    return any(result is not None and result.verdict in _NOT_PASSING for result in results)
+
+
 def render_report(
     columns: Sequence[Column],
     catalogue: Catalogue,
     *,
     spec_digest: str,
     title: str = "Skill system conformance report",
+    failing_only: bool = False,
 ) -> str:
-    """The whole report: runs, legend, overview, then requirement by requirement."""
+    """The whole report: runs, legend, overview, then requirement by requirement.
+
+    Args:
+        columns: One column per results file.
+        catalogue: The specs the scenario text is read from.
+        spec_digest: The digest of those specs.
+        title: The page's title.
+        failing_only: Open the page with only the scenarios that did not pass shown (a reader
+            can still show them all: the filter is a checkbox, no script).
+
+    """
     entries = catalogue.entries()
     keys = [column.by_key() for column in columns]
     known = {entry.key for entry in entries}
@@ -64,6 +93,7 @@ def render_report(
         _runs(columns, spec_digest),
         _legend(),
         _overview(columns, keys, entries),
+        _filter(failing_only),
         *_capabilities(columns, keys, entries),
         _unknown(columns, known),
     ]
@@ -82,21 +112,36 @@ def render_report(
 
 
 def _runs(columns: Sequence[Column], spec_digest: str) -> str:
-    rows: list[tuple[str, list[str]]] = [
-        ("Implementation", [f"<b>{_e(c.label)}</b>" for c in columns]),
-        ("--impl", [f"<code>{_e(c.results.header.impl)}</code>" for c in columns]),
-        ("Suite version", [_e(c.results.header.suite_version) for c in columns]),
-        ("Spec digest", [_digest(c.results.header.spec_digest, spec_digest) for c in columns]),
-        ("Run at", [_e(c.results.created or "?") for c in columns]),
-        ("Exit status", [_exit(c.results.exit_status, c.results.interrupted) for c in columns]),
-        ("Verdicts", [_chips(c.results.counts(), long=True) for c in columns]),
+    """One row per results file (on a narrow screen, one card each)."""
+    heads = ("Implementation", "--impl", "Suite version", "Spec digest", "Run at", "Exit status")
+    lines = [
+        '<h2 id="runs">Runs</h2>',
+        '<table class="runs">',
+        '<tr class="head">' + "".join(f"<th>{_e(h)}</th>" for h in (*heads, "Verdicts")) + "</tr>",
     ]
-    lines = ['<h2 id="runs">Runs</h2>', '<table class="runs">']
-    for name, cells in rows:
-        tds = "".join(f"<td>{cell}</td>" for cell in cells)
-        lines.append(f'<tr><th scope="row">{_e(name)}</th>{tds}</tr>')
+    for column in columns:
+        results = column.results
+        cells = (
+            f"<b>{_e(column.label)}</b>",
+            f"<code>{_e(results.header.impl)}</code>",
+            _e(results.header.suite_version),
+            _digest(results.header.spec_digest, spec_digest),
+            _e(results.created or "?"),
+            _exit(results.exit_status, results.interrupted),
+            _chips(results.counts(), long=True),
+        )
+        tds = "".join(
+            _td(head, cell) for head, cell in zip((*heads, "Verdicts"), cells, strict=True)
+        )
+        lines.append(f"<tr>{tds}</tr>")
     lines.append("</table>")
     return "\n".join(lines)
+
+
+def _td(label: str, content: str, classes: str = "") -> str:
+    """A cell of a column, labelled: where the columns stack (a phone), the label heads it."""
+    kind = f' class="{classes}"' if classes else ""
+    return f'<td{kind} data-label="{_e(label)}">{content}</td>'
 
 
 def _digest(digest: str, expected: str) -> str:
@@ -129,9 +174,15 @@ def _legend() -> str:
         f'<li class="{v}"><span class="badge">{_e(v.prose)}</span>{_e(v.meaning)}</li>'
         for v in Verdict
     )
+    return f'<section class="legend"><h2 id="legend">Verdicts</h2><ul>{items}</ul></section>'
+
+
+def _filter(failing_only: bool) -> str:
+    checked = " checked" if failing_only else ""
     return (
-        '<section class="legend"><h2 id="legend">Verdicts</h2>'
-        f'<ul style="list-style:none;padding:0;margin:0;columns:2">{items}</ul></section>'
+        '<p class="filter"><label><input type="checkbox" id="failing-only"'
+        f"{checked}> Show only the scenarios that did not pass (failed, errored, expected "
+        "failure, unexpected pass, cannot drive) in at least one column</label></p>"
     )
 
 
@@ -142,14 +193,14 @@ def _overview(
     lines = [
         '<h2 id="overview">Overview</h2>',
         '<table class="overview">',
-        f"<tr><th>Capability / requirement</th><th>Scenarios</th>{heads}</tr>",
+        f'<tr class="head"><th>Capability / requirement</th><th>Scenarios</th>{heads}</tr>',
     ]
     for capability, requirements in _grouped(entries):
         group = [e for _, es in requirements for e in es]
-        lines.append(_overview_row("cap", capability, _anchor(capability), group, keys))
+        lines.append(_overview_row("cap", capability, _anchor(capability), group, columns, keys))
         for title, members in requirements:
             anchor = _anchor(capability, members[0].requirement.slug)
-            lines.append(_overview_row("req", title, anchor, members, keys))
+            lines.append(_overview_row("req", title, anchor, members, columns, keys))
     lines.append("</table>")
     return "\n".join(lines)
 
@@ -159,18 +210,19 @@ def _overview_row(
     title: str,
     anchor: str,
     entries: list[Entry],
+    columns: Sequence[Column],
     keys: Sequence[dict[str, ScenarioResult]],
 ) -> str:
     cells = []
-    for by_key in keys:
+    for column, by_key in zip(columns, keys, strict=True):
         counts = Counter(by_key[e.key].verdict for e in entries if e.key in by_key)
         missing = sum(1 for e in entries if e.key not in by_key)
         note = f'<span class="muted">{missing} not run</span>' if missing else ""
         chips = _chips(counts) if counts or not missing else ""
-        cells.append(f"<td>{chips} {note}</td>")
+        cells.append(_td(column.label, f"{chips} {note}"))
     return (
         f'<tr class="{kind}"><td class="{kind}"><a href="#{_e(anchor)}">{_inline(title)}</a></td>'
-        f"<td>{len(entries)}</td>{''.join(cells)}</tr>"
+        f'<td data-label="Scenarios">{len(entries)}</td>{"".join(cells)}</tr>'
     )
 
 
@@ -197,10 +249,17 @@ def _capabilities(
             description = " ".join(line.strip() for line in requirement.description)
             if description:
                 yield f'<p class="normative">{_inline(description)}</p>'
-            yield f'<table class="matrix"><tr><th>Scenario</th>{heads}</tr>'
+            yield f'<table class="matrix"><tr class="head"><th>Scenario</th>{heads}</tr>'
             for entry in members:
-                cells = "".join(_verdict_cell(by_key.get(entry.key)) for by_key in keys)
-                yield f"<tr>{_scenario_cell(entry)}{cells}</tr>"
+                results = [by_key.get(entry.key) for by_key in keys]
+                cells = "".join(
+                    _verdict_cell(result, column.label)
+                    for column, result in zip(columns, results, strict=True)
+                )
+                kind = "scenario failing" if shown(results) else "scenario"
+                anchor = _e(scenario_anchor(entry.key))
+                yield f'<tr id="{anchor}" class="{kind}">{_scenario_cell(entry)}{cells}</tr>'
+
             yield "</table></article>"
         yield "</section>"
 
@@ -209,7 +268,8 @@ def _scenario_cell(entry: Entry) -> str:
     steps = "".join(_step(step) for step in entry.scenario.steps)
     return (
         f'<td class="scenario"><div class="name">{_inline(entry.name)}</div>'
-        f'<ol class="steps">{steps}</ol><div class="id">@id:{_e(entry.id)}</div></td>'
+        f'<ol class="steps">{steps}</ol><div class="id">'
+        f'<a href="#{_e(scenario_anchor(entry.key))}">@id:{_e(entry.id)}</a></div></td>'
     )
 
 
@@ -223,22 +283,23 @@ def _step(step: Step) -> str:
     return f'<li><span class="kw">{_e(step.keyword)}</span> {_inline(step.text)}{extra}</li>'
 
 
-def _verdict_cell(result: ScenarioResult | None) -> str:
+def _verdict_cell(result: ScenarioResult | None, label: str) -> str:
     if result is None:
-        return '<td class="verdict not-run"><span class="badge">not run</span></td>'
+        return _td(label, '<span class="badge">not run</span>', "verdict not-run")
     reason = f'<div class="reason">{_inline(result.reason)}</div>' if result.reason else ""
-    label = _e(result.verdict.prose)
+    verdict = _e(result.verdict.prose)
     raw = ""
     if result.raw is not None:
         observed = f": {_inline(result.observed)}" if result.observed else ""
         raw = f'<div class="raw {result.raw}">raw: {_e(result.raw.prose)}{observed}</div>'
-    badge = f'<span class="badge">{label}</span>'
-    return f'<td class="verdict {result.verdict}">{badge}{reason}{raw}</td>'
+    badge = f'<span class="badge">{verdict}</span>'
+    return _td(label, f"{badge}{reason}{raw}", f"verdict {result.verdict}")
 
 
 def _unknown(columns: Sequence[Column], known: set[str]) -> str:
     rows = [
-        f"<tr><td>{_e(c.label)}</td><td><code>{_e(r.key)}</code></td>{_verdict_cell(r)}</tr>"
+        f"<tr><td>{_e(c.label)}</td><td><code>{_e(r.key)}</code></td>"
+        f"{_verdict_cell(r, c.label)}</tr>"
         for c in columns
         for r in c.results.scenarios
         if r.key not in known
@@ -247,7 +308,6 @@ def _unknown(columns: Sequence[Column], known: set[str]) -> str:
         return ""
     return (
         '<h2 id="unknown">Results for scenarios these specs do not have</h2>'
-        "<table><tr><th>Implementation</th><th>Scenario</th><th>Verdict</th></tr>"
-        + "".join(rows)
-        + "</table>"
+        '<table class="unknown"><tr class="head"><th>Implementation</th><th>Scenario</th>'
+        "<th>Verdict</th></tr>" + "".join(rows) + "</table>"
     )
