@@ -8,25 +8,26 @@ Feature: agent-factory
 
   @requirement:inject-pool-providers-shall-inject-skills-tools-provider-for-all-agent-paths @delta:baseline @upstream-delta:added
   Rule: _inject_pool_providers SHALL inject skills_tools_provider for all agent paths
-    \When the factory injects the pool's providers into an agent, it SHALL add the pool's skill tools
-    provider, so that an agent created for a child session or for standalone execution is offered
-    `load_skill` and `list_skills` exactly like a session agent. When the host has no skill tools provider,
-    the agent SHALL still be created, without those two tools.
+    [factory.inject.every-path] When the factory injects the pool's providers into an agent, it SHALL
+    add the pool's skill tools provider, so that an agent created for a child session or for standalone
+    execution is offered `load_skill` and `list_skills` exactly like a session agent.
+    [factory.inject.no-provider] When the host has no skill tools provider, the agent SHALL still be
+    created, without those two tools.
 
-    @id:inject-pool-providers-shall-inject-skills-tools-provider-for-all-agent-paths.child-session-agent-receives-skills-tools-provider @needs:child-session
+    @id:inject-pool-providers-shall-inject-skills-tools-provider-for-all-agent-paths.child-session-agent-receives-skills-tools-provider @needs:child-session @clause:factory.inject.every-path
     Scenario: Child session agent receives skills_tools_provider
       Given a skill `my-skill`
       When an agent is created for a child session
       Then that agent is offered the tools `load_skill` and `list_skills`
 
-    @id:inject-pool-providers-shall-inject-skills-tools-provider-for-all-agent-paths.standalone-agent-receives-skills-tools-provider @needs:standalone-agent
+    @id:inject-pool-providers-shall-inject-skills-tools-provider-for-all-agent-paths.standalone-agent-receives-skills-tools-provider @needs:standalone-agent @clause:factory.inject.every-path
     Scenario: Standalone agent receives skills_tools_provider
       Given a skill `my-skill`
       When a standalone agent is created without a session pool
       Then that agent is offered the tools `load_skill` and `list_skills`
       And that agent's `load_skill` call with `my-skill` returns the skill's instructions
 
-    @id:inject-pool-providers-shall-inject-skills-tools-provider-for-all-agent-paths.host-without-a-skill-tools-provider @added-by:skill-conformance @needs:child-session
+    @id:inject-pool-providers-shall-inject-skills-tools-provider-for-all-agent-paths.host-without-a-skill-tools-provider @added-by:skill-conformance @needs:child-session @clause:factory.inject.no-provider
     Scenario: Host without a skill tools provider
       Given a skill `my-skill`
       And the host has no skill tools provider

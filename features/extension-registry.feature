@@ -8,19 +8,21 @@ Feature: extension-registry
 
   @requirement:extensionregistry-shall-be-populated-with-skillmanagercap-during-pool-initialization @delta:baseline @upstream-delta:added
   Rule: ExtensionRegistry SHALL be populated with SkillManagerCap during pool initialization
-    \When the pool starts, the registry SHALL hold the pool's skill manager at pool scope, so that its
-    skills are listed at every scope and `skill://{name}` resolves without naming a provider. After every
-    rebuild of the skills the registry SHALL hold exactly one skill manager, the new one: a skill SHALL be
-    listed once, a removed skill SHALL no longer resolve, and an added skill SHALL resolve.
+    [registry.start.pool-scope] When the pool starts, the registry SHALL hold the pool's skill manager at
+    pool scope, so that its skills are listed at every scope and `skill://{name}` resolves without naming
+    a provider. [registry.rebuild.one-manager] After every rebuild of the skills the registry SHALL hold
+    exactly one skill manager, the new one: a skill SHALL be listed once,
+    [registry.rebuild.removed-unresolved] a removed skill SHALL no longer resolve, and
+    [registry.rebuild.added-resolves] an added skill SHALL resolve.
 
-    @id:extensionregistry-shall-be-populated-with-skillmanagercap-during-pool-initialization.skillmanagercap-registered-during-pool-startup @needs:registry @needs:skill-uri
+    @id:extensionregistry-shall-be-populated-with-skillmanagercap-during-pool-initialization.skillmanagercap-registered-during-pool-startup @needs:registry @needs:skill-uri @clause:registry.start.pool-scope @clause:manager.registry.pool-scope
     Scenario: SkillManagerCap registered during pool startup
       Given a skill `my-skill` whose instructions are `Registered at start-up.`
       When the pool starts
       Then the registry lists the skill `my-skill` at every scope
       And resolving `skill://my-skill` through the registry gives instructions containing `Registered at start-up.`
 
-    @id:extensionregistry-shall-be-populated-with-skillmanagercap-during-pool-initialization.skillmanagercap-re-registered-after-rebuild @needs:pool-rebuild @needs:registry @needs:skill-uri @needs:error-kinds
+    @id:extensionregistry-shall-be-populated-with-skillmanagercap-during-pool-initialization.skillmanagercap-re-registered-after-rebuild @needs:pool-rebuild @needs:registry @needs:skill-uri @needs:error-kinds @clause:registry.rebuild.one-manager @clause:registry.rebuild.removed-unresolved @clause:registry.rebuild.added-resolves @clause:manager.registry.pool-scope
     Scenario: SkillManagerCap re-registered after rebuild
       Given a skill `old-skill`
       And the pool has started
@@ -31,7 +33,7 @@ Feature: extension-registry
       And resolving `skill://old-skill` through the registry fails with a not-found error
       And resolving `skill://new-skill` through the registry succeeds
 
-    @id:extensionregistry-shall-be-populated-with-skillmanagercap-during-pool-initialization.repeated-rebuilds-leave-no-stale-registration @added-by:skill-conformance @needs:pool-rebuild @needs:registry
+    @id:extensionregistry-shall-be-populated-with-skillmanagercap-during-pool-initialization.repeated-rebuilds-leave-no-stale-registration @added-by:skill-conformance @needs:pool-rebuild @needs:registry @clause:registry.rebuild.one-manager
     Scenario: Repeated rebuilds leave no stale registration
       Given a skill `steady`
       And the pool has started

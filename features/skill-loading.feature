@@ -12,16 +12,18 @@ Feature: skill-loading
 
   @requirement:a-skills-directory-shall-yield-one-skill-per-direct-subfolder-holding-a-skill-md @delta:baseline @added-by:skill-conformance
   Rule: A skills directory SHALL yield one skill per direct subfolder holding a SKILL.md
-    Each folder directly inside the skills directory that holds a file named `SKILL.md` SHALL be read as
-    one skill. Folders whose name starts with `.`, folders without a `SKILL.md`, and plain files in the
-    skills directory SHALL NOT be skills and SHALL NOT stop any skill from loading. A `SKILL.md` further
-    down, inside a skill's own folder or inside a folder that has no `SKILL.md` of its own, SHALL NOT be
-    read as a skill: the format defines a skill as the folder its `SKILL.md` sits in, and a skill may
-    carry template or example `SKILL.md` files among its own resources. A skills directory that is not a
-    folder (a path mistyped for a file, say) SHALL give no skills and one problem naming it, and SHALL NOT
-    stop the host from starting: the agent still gets its other tools.
+    [loading.folders.one-per-folder] Each folder directly inside the skills directory that holds a file
+    named `SKILL.md` SHALL be read as one skill. [loading.folders.not-skills] Folders whose name starts
+    with `.`, folders without a `SKILL.md`, and plain files in the skills directory SHALL NOT be skills and
+    SHALL NOT stop any skill from loading. [loading.folders.nested] A `SKILL.md` further down, inside a
+    skill's own folder or inside a folder that has no `SKILL.md` of its own, SHALL NOT be read as a skill:
+    the format defines a skill as the folder its `SKILL.md` sits in, and a skill may carry template or
+    example `SKILL.md` files among its own resources. [loading.folders.not-a-folder] A skills directory
+    that is not a folder (a path mistyped for a file, say) SHALL give no skills and one problem naming it,
+    and [loading.folders.host-starts] SHALL NOT stop the host from starting: the agent still gets its
+    other tools.
 
-    @id:a-skills-directory-shall-yield-one-skill-per-direct-subfolder-holding-a-skill-md.hidden-folders-stray-files-and-folders-without-skill-md-are-not-skills @added-by:skill-conformance
+    @id:a-skills-directory-shall-yield-one-skill-per-direct-subfolder-holding-a-skill-md.hidden-folders-stray-files-and-folders-without-skill-md-are-not-skills @added-by:skill-conformance @clause:loading.folders.one-per-folder @clause:loading.folders.not-skills
     Scenario: Hidden folders, stray files and folders without SKILL.md are not skills
       Given a skill `healthy`
       And a skill folder `.hidden` whose `SKILL.md` reads
@@ -38,20 +40,20 @@ Feature: skill-loading
       Then the listed skill names are exactly `healthy`
       And the skill `healthy` still loads
 
-    @id:a-skills-directory-shall-yield-one-skill-per-direct-subfolder-holding-a-skill-md.a-skills-directory-that-is-a-file-gives-no-skills @added-by:skill-conformance
+    @id:a-skills-directory-shall-yield-one-skill-per-direct-subfolder-holding-a-skill-md.a-skills-directory-that-is-a-file-gives-no-skills @added-by:skill-conformance @clause:loading.folders.not-a-folder
     Scenario: A skills directory that is a file gives no skills
       Given the skills directory is a file
       When `list_skills` is called
       Then no skill is listed
 
-    @id:a-skills-directory-shall-yield-one-skill-per-direct-subfolder-holding-a-skill-md.a-skills-directory-that-is-a-file-is-reported-as-a-problem @added-by:skill-conformance @needs:problems
+    @id:a-skills-directory-shall-yield-one-skill-per-direct-subfolder-holding-a-skill-md.a-skills-directory-that-is-a-file-is-reported-as-a-problem @added-by:skill-conformance @needs:problems @clause:loading.folders.not-a-folder
     Scenario: A skills directory that is a file is reported as a problem
       Given the skills directory is a file
       When `list_skills` is called
       Then no skill is listed
       And exactly one problem names the skills directory
 
-    @id:a-skills-directory-shall-yield-one-skill-per-direct-subfolder-holding-a-skill-md.a-skill-md-below-a-skill-s-folder-is-not-another-skill @added-by:skill-conformance
+    @id:a-skills-directory-shall-yield-one-skill-per-direct-subfolder-holding-a-skill-md.a-skill-md-below-a-skill-s-folder-is-not-another-skill @added-by:skill-conformance @clause:loading.folders.nested
     Scenario: A SKILL.md below a skill's folder is not another skill
       Given a skill `healthy`
       And a skill folder `healthy/assets/template` whose `SKILL.md` reads
@@ -76,16 +78,18 @@ Feature: skill-loading
 
   @requirement:a-skill-md-shall-read-the-same-whatever-its-byte-order-mark-and-line-endings @delta:baseline @added-by:skill-conformance
   Rule: A SKILL.md SHALL read the same whatever its byte order mark and line endings
-    A `SKILL.md` SHALL be read as UTF-8. A UTF-8 byte order mark at its start SHALL be ignored: editors on
-    some platforms write one, the format's guidance for clients asks for tolerance of such details, and
-    most loaders skip it. Line endings written as CRLF or as a lone CR SHALL be read as line breaks, so
-    that the same skill saved on any platform gives the same name, description and instructions, none of
-    them holding a carriage return. A `SKILL.md` that is not valid UTF-8 SHALL be refused, and its
-    problem SHALL name the line where the first byte that is not UTF-8 stands: the format's files are
-    UTF-8, and a loader that guessed another encoding, or replaced the bytes it cannot read, would give
-    the same file a different name or description than the next loader does.
+    [loading.encoding.utf-8] A `SKILL.md` SHALL be read as UTF-8. [loading.encoding.bom] A UTF-8 byte
+    order mark at its start SHALL be ignored: editors on some platforms write one, the format's guidance
+    for clients asks for tolerance of such details, and most loaders skip it.
+    [loading.encoding.line-endings] Line endings written as CRLF or as a lone CR SHALL be read as line
+    breaks, so that the same skill saved on any platform gives the same name, description and
+    instructions, none of them holding a carriage return. [loading.encoding.not-utf-8] A `SKILL.md` that
+    is not valid UTF-8 SHALL be refused, and [loading.encoding.bad-byte-line] its problem SHALL name the
+    line where the first byte that is not UTF-8 stands: the format's files are UTF-8, and a loader that
+    guessed another encoding, or replaced the bytes it cannot read, would give the same file a different
+    name or description than the next loader does.
 
-    @id:a-skill-md-shall-read-the-same-whatever-its-byte-order-mark-and-line-endings.a-skill-md-that-is-not-utf-8-is-refused-and-keeps-no-other-skill-from-loading @added-by:skill-conformance
+    @id:a-skill-md-shall-read-the-same-whatever-its-byte-order-mark-and-line-endings.a-skill-md-that-is-not-utf-8-is-refused-and-keeps-no-other-skill-from-loading @added-by:skill-conformance @clause:loading.encoding.not-utf-8 @clause:loading.encoding.utf-8
     Scenario: A SKILL.md that is not UTF-8 is refused and keeps no other skill from loading
       Given a skill `healthy`
       And a skill folder `latin` whose description on line 3 holds the byte 0xE9
@@ -93,7 +97,7 @@ Feature: skill-loading
       Then the listed skill names are exactly `healthy`
       And the skill `healthy` still loads
 
-    @id:a-skill-md-shall-read-the-same-whatever-its-byte-order-mark-and-line-endings.a-utf-8-byte-order-mark-is-ignored @added-by:skill-conformance
+    @id:a-skill-md-shall-read-the-same-whatever-its-byte-order-mark-and-line-endings.a-utf-8-byte-order-mark-is-ignored @added-by:skill-conformance @clause:loading.encoding.bom
     Scenario: A UTF-8 byte order mark is ignored
       Given a skill `healthy`
       And a skill folder `marked` whose `SKILL.md` starts with a UTF-8 byte order mark and then reads
@@ -110,7 +114,7 @@ Feature: skill-loading
       And the skill `marked` loads with the text `Body of marked.`
       And the skill `healthy` still loads
 
-    @id:a-skill-md-shall-read-the-same-whatever-its-byte-order-mark-and-line-endings.crlf-line-endings @added-by:skill-conformance
+    @id:a-skill-md-shall-read-the-same-whatever-its-byte-order-mark-and-line-endings.crlf-line-endings @added-by:skill-conformance @clause:loading.encoding.line-endings
     Scenario: CRLF line endings
       Given a skill `healthy`
       And a skill folder `windows` whose `SKILL.md` has `CRLF` line endings and reads
@@ -128,7 +132,7 @@ Feature: skill-loading
       And the skill `windows` loads with the text `First line.` and no carriage return
       And the skill `healthy` still loads
 
-    @id:a-skill-md-shall-read-the-same-whatever-its-byte-order-mark-and-line-endings.cr-line-endings @added-by:skill-conformance
+    @id:a-skill-md-shall-read-the-same-whatever-its-byte-order-mark-and-line-endings.cr-line-endings @added-by:skill-conformance @clause:loading.encoding.line-endings
     Scenario: CR line endings
       Given a skill `healthy`
       And a skill folder `classic` whose `SKILL.md` has `CR` line endings and reads
@@ -148,13 +152,14 @@ Feature: skill-loading
 
   @requirement:the-frontmatter-shall-end-at-the-first-line-holding-only-three-dashes @delta:baseline @added-by:skill-conformance
   Rule: The frontmatter SHALL end at the first line holding only three dashes
-    A `SKILL.md` SHALL start with a line that is only `---`, and its frontmatter SHALL end at the next
-    line that is only `---` (trailing spaces allowed); everything after that line is the instructions. A
-    `---` inside a line SHALL belong to that line's value: splitting the text at every `---` cuts a
-    description in two and spills the rest of it into the instructions. A frontmatter that is never
-    closed SHALL make the skill refused.
+    [loading.frontmatter.opening] A `SKILL.md` SHALL start with a line that is only `---`, and
+    [loading.frontmatter.closing] its frontmatter SHALL end at the next line that is only `---` (trailing
+    spaces allowed); everything after that line is the instructions. [loading.frontmatter.dashes-in-value]
+    A `---` inside a line SHALL belong to that line's value: splitting the text at every `---` cuts a
+    description in two and spills the rest of it into the instructions. [loading.frontmatter.unclosed] A
+    frontmatter that is never closed SHALL make the skill refused.
 
-    @id:the-frontmatter-shall-end-at-the-first-line-holding-only-three-dashes.three-dashes-inside-a-value-stay-in-the-value @added-by:skill-conformance
+    @id:the-frontmatter-shall-end-at-the-first-line-holding-only-three-dashes.three-dashes-inside-a-value-stay-in-the-value @added-by:skill-conformance @clause:loading.frontmatter.dashes-in-value @clause:loading.frontmatter.closing
     Scenario: Three dashes inside a value stay in the value
       Given a skill `healthy`
       And a skill folder `dashes` whose `SKILL.md` reads
@@ -171,7 +176,7 @@ Feature: skill-loading
       And the skill `dashes` loads with the text `Body of dashes.`
       And the skill `healthy` still loads
 
-    @id:the-frontmatter-shall-end-at-the-first-line-holding-only-three-dashes.a-frontmatter-that-is-never-closed-is-refused @added-by:skill-conformance
+    @id:the-frontmatter-shall-end-at-the-first-line-holding-only-three-dashes.a-frontmatter-that-is-never-closed-is-refused @added-by:skill-conformance @clause:loading.frontmatter.unclosed
     Scenario: A frontmatter that is never closed is refused
       Given a skill `healthy`
       And a skill folder `unclosed` whose `SKILL.md` reads
@@ -187,16 +192,17 @@ Feature: skill-loading
 
   @requirement:a-value-holding-a-colon-shall-be-read-whole @delta:baseline @added-by:skill-conformance
   Rule: A value holding a colon SHALL be read whole
-    A quoted value holding `: ` SHALL be read as written. A single-line value of a top-level field that
-    is not quoted and holds `: ` (`description: Use when: the user asks`) is not valid YAML, yet many
-    skills written for other clients contain one; when the frontmatter is not valid YAML only because of
-    such values, each of them SHALL be read as the whole text after its field's first `: `, as the
-    format's guidance for clients recommends, instead of refusing the skill. Strict YAML refuses such a
+    [loading.colon.quoted] A quoted value holding `: ` SHALL be read as written. A single-line value of a
+    top-level field that is not quoted and holds `: ` (`description: Use when: the user asks`) is not
+    valid YAML, yet many skills written for other clients contain one; [loading.colon.unquoted] when the
+    frontmatter is not valid YAML only because of such values, each of them SHALL be read as the whole
+    text after its field's first `: `, as the format's guidance for clients recommends, instead of
+    refusing the skill. Strict YAML refuses such a
     value and the format does not ask for more, so a loader that refuses the skill is not wrong by the
     format: reading the value whole is lenient loading, needed only of implementations that do it
     (`lenient-loading`).
 
-    @id:a-value-holding-a-colon-shall-be-read-whole.a-quoted-value-holding-a-colon @added-by:skill-conformance
+    @id:a-value-holding-a-colon-shall-be-read-whole.a-quoted-value-holding-a-colon @added-by:skill-conformance @clause:loading.colon.quoted
     Scenario: A quoted value holding a colon
       Given a skill `healthy`
       And a skill folder `quoted` whose `SKILL.md` reads
@@ -212,7 +218,7 @@ Feature: skill-loading
       And the listed skill `quoted` has the description `Use when: the user asks about colons`
       And the skill `healthy` still loads
 
-    @id:a-value-holding-a-colon-shall-be-read-whole.an-unquoted-value-holding-a-colon-is-read-whole @added-by:skill-conformance @needs:lenient-loading
+    @id:a-value-holding-a-colon-shall-be-read-whole.an-unquoted-value-holding-a-colon-is-read-whole @added-by:skill-conformance @needs:lenient-loading @clause:loading.colon.unquoted
     Scenario: An unquoted value holding a colon is read whole
       Given a skill `healthy`
       And a skill folder `unquoted` whose `SKILL.md` reads
@@ -229,7 +235,7 @@ Feature: skill-loading
       And the skill `unquoted` loads with the text `Body of unquoted.`
       And the skill `healthy` still loads
 
-    @id:a-value-holding-a-colon-shall-be-read-whole.an-unquoted-value-holding-a-colon-and-an-apostrophe-is-read-whole @added-by:skill-conformance @needs:lenient-loading
+    @id:a-value-holding-a-colon-shall-be-read-whole.an-unquoted-value-holding-a-colon-and-an-apostrophe-is-read-whole @added-by:skill-conformance @needs:lenient-loading @clause:loading.colon.unquoted
     Scenario: An unquoted value holding a colon and an apostrophe is read whole
       Given a skill `healthy`
       And a skill folder `apostrophe` whose `SKILL.md` reads
@@ -247,19 +253,21 @@ Feature: skill-loading
 
   @requirement:a-skill-s-name-shall-follow-the-format-and-a-name-differing-from-its-folder-shall-still-load @delta:baseline @added-by:skill-conformance
   Rule: A skill's name SHALL follow the format, and a name differing from its folder SHALL still load
-    A skill's `name` SHALL be 1 to 64 characters, each an ASCII lowercase letter, a digit or a hyphen,
-    with no hyphen first, last or next to another; a skill whose name breaks any of these rules SHALL be
-    refused. The format sets these rules and spells the letters `a-z`; AgentPool's skill model enforces
+    [loading.name.chars] A skill SHALL be refused unless its `name` is made of ASCII lowercase letters,
+    digits and hyphens, with no hyphen first, last or next to another; a name keeping these rules SHALL
+    NOT be refused for its characters. [loading.name.length] A skill SHALL be refused unless its name is 1
+    to 64 characters long. The format sets these rules and spells the letters `a-z`; AgentPool's skill model enforces
     the length, case and hyphen rules; and a name becomes the prefix of tool names
     (`{skill}__tool__{function}`), which model providers restrict to ASCII letters, digits, `_` and `-`
     and bound in length, so a non-ASCII or over-long name could not be offered everywhere. The format's
     guidance for clients relaxes the length too, but a name is an identifier that every tool name
-    inherits, so this spec keeps the limit. A name that differs from its
-    folder's name SHALL still load, under the name it declares, and SHALL be reported: the format asks
-    for the two to match, but its guidance for clients and most loaders treat a mismatch as a warning.
-    \When two folders declare the same name, exactly one skill of that name SHALL load: the one whose
-    folder has that name, or else the one whose folder name sorts first; the other SHALL be reported.
-    Preferring the matching folder means a copy with a stray name can never shadow the skill it names.
+    inherits, so this spec keeps the limit. [loading.name.differs] A name that differs from its folder's
+    name SHALL still load, under the name it declares, and [loading.name.differs-reported] SHALL be
+    reported: the format asks for the two to match, but its guidance for clients and most loaders treat a
+    mismatch as a warning. [loading.name.duplicate-winner] When two folders declare the same name, exactly
+    one skill of that name SHALL load: the one whose folder has that name, or else the one whose folder
+    name sorts first; [loading.name.duplicate-reported] the other SHALL be reported, and the problem SHALL
+    name the file of the copy that does not load, never that of the one that does. Preferring the matching folder means a copy with a stray name can never shadow the skill it names.
     A loader that follows the format refuses a name differing from its folder, and is not wrong by the
     format: loading such a name, and choosing among copies that declare one, is lenient loading, needed
     only of implementations that do it (`lenient-loading`). Likewise the guidance lets a client keep a
@@ -267,7 +275,7 @@ Feature: skill-loading
     enforce the format's lengths (`length-limits`); the other rules of a name apply to every
     implementation.
 
-    @id:a-skill-s-name-shall-follow-the-format-and-a-name-differing-from-its-folder-shall-still-load.names-outside-the-format-are-refused-each-on-its-own @added-by:skill-conformance @needs:length-limits
+    @id:a-skill-s-name-shall-follow-the-format-and-a-name-differing-from-its-folder-shall-still-load.names-outside-the-format-are-refused-each-on-its-own @added-by:skill-conformance @needs:length-limits @clause:loading.name.chars @clause:loading.name.length
     Scenario: Names outside the format are refused, each on its own
       Given a skill `healthy`
       And a skill folder `upper` whose `SKILL.md` reads
@@ -323,7 +331,7 @@ Feature: skill-loading
       Then the listed skill names are exactly `aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa` and `healthy`
       And the skill `healthy` still loads
 
-    @id:a-skill-s-name-shall-follow-the-format-and-a-name-differing-from-its-folder-shall-still-load.names-breaking-the-format-s-characters-are-refused-each-on-its-own @added-by:skill-conformance
+    @id:a-skill-s-name-shall-follow-the-format-and-a-name-differing-from-its-folder-shall-still-load.names-breaking-the-format-s-characters-are-refused-each-on-its-own @added-by:skill-conformance @clause:loading.name.chars
     Scenario: Names breaking the format's characters are refused, each on its own
       Given a skill `healthy`
       And a skill folder `upper` whose `SKILL.md` reads
@@ -372,7 +380,7 @@ Feature: skill-loading
       Then the listed skill names are exactly `aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa` and `healthy`
       And the skill `healthy` still loads
 
-    @id:a-skill-s-name-shall-follow-the-format-and-a-name-differing-from-its-folder-shall-still-load.a-name-that-differs-from-its-folder-loads-under-that-name @added-by:skill-conformance @needs:lenient-loading
+    @id:a-skill-s-name-shall-follow-the-format-and-a-name-differing-from-its-folder-shall-still-load.a-name-that-differs-from-its-folder-loads-under-that-name @added-by:skill-conformance @needs:lenient-loading @clause:loading.name.differs
     Scenario: A name that differs from its folder loads under that name
       Given a skill `healthy`
       And a skill folder `folder-name` whose `SKILL.md` reads
@@ -388,7 +396,7 @@ Feature: skill-loading
       And the skill `declared-name` loads with the text `Body of declared-name.`
       And the skill `healthy` still loads
 
-    @id:a-skill-s-name-shall-follow-the-format-and-a-name-differing-from-its-folder-shall-still-load.two-folders-declaring-the-same-name-give-one-skill @added-by:skill-conformance @needs:lenient-loading
+    @id:a-skill-s-name-shall-follow-the-format-and-a-name-differing-from-its-folder-shall-still-load.two-folders-declaring-the-same-name-give-one-skill @added-by:skill-conformance @needs:lenient-loading @clause:loading.name.duplicate-winner
     Scenario: Two folders declaring the same name give one skill
       Given a skill `healthy`
       And a skill folder `a-copy` whose `SKILL.md` reads
@@ -427,15 +435,17 @@ Feature: skill-loading
 
   @requirement:a-skill-shall-have-a-description-of-1-to-1024-characters @delta:baseline @added-by:skill-conformance
   Rule: A skill SHALL have a description of 1 to 1024 characters
-    A skill's `description` SHALL be a string of 1 to 1024 characters that is not only white space; a
-    skill without one SHALL be refused. The description is what tells the model when to use the skill, so
+    [loading.description.required] A skill whose `description` is missing, is not a string (a list or a
+    mapping, say), or is empty or only white space SHALL be refused. [loading.description.length] A
+    description SHALL be at most 1024 characters long, counted in characters, not bytes: a longer one SHALL
+    make the skill refused, and one of 1024 characters SHALL NOT. The description is what tells the model when to use the skill, so
     without it the skill cannot be offered; and it goes into every agent's context, so one longer than the
     format allows is refused, naming the limit, rather than silently cut. The format's guidance for
     clients skips a skill without a description, as every implementation must, but lets a client keep a
     description over 1024 characters with a warning; refusing it is needed only of implementations that
     enforce the format's lengths (`length-limits`).
 
-    @id:a-skill-shall-have-a-description-of-1-to-1024-characters.missing-empty-and-over-long-descriptions-are-refused @added-by:skill-conformance @needs:length-limits
+    @id:a-skill-shall-have-a-description-of-1-to-1024-characters.missing-empty-and-over-long-descriptions-are-refused @added-by:skill-conformance @needs:length-limits @clause:loading.description.required @clause:loading.description.length
     Scenario: Missing, empty and over-long descriptions are refused
       Given a skill `healthy`
       And a skill folder `mute` whose `SKILL.md` reads
@@ -459,7 +469,7 @@ Feature: skill-loading
       Then the listed skill names are exactly `ample` and `healthy`
       And the skill `healthy` still loads
 
-    @id:a-skill-shall-have-a-description-of-1-to-1024-characters.missing-and-empty-descriptions-are-refused @added-by:skill-conformance
+    @id:a-skill-shall-have-a-description-of-1-to-1024-characters.missing-and-empty-descriptions-are-refused @added-by:skill-conformance @clause:loading.description.required
     Scenario: Missing and empty descriptions are refused
       Given a skill `healthy`
       And a skill folder `mute` whose `SKILL.md` reads
@@ -484,14 +494,15 @@ Feature: skill-loading
 
   @requirement:the-format-s-optional-fields-and-unknown-fields-shall-not-keep-a-skill-from-loading @delta:baseline @added-by:skill-conformance
   Rule: The format's optional fields and unknown fields SHALL NOT keep a skill from loading
-    A skill SHALL load with the format's optional fields `license`, `compatibility`, `metadata` and
-    `allowed-tools`, and with AgentPool's fields `tools` and `mcp-servers`. `allowed-tools` SHALL be read
-    from a list of names or from one string of names separated by spaces or commas, the two forms the
-    format allows. A field that neither the format nor the implementation knows SHALL NOT keep the skill
-    from loading and MAY be reported: clients add fields of their own, and the format's guidance asks
+    [loading.fields.optional] A skill SHALL load with the format's optional fields `license`,
+    `compatibility`, `metadata` and `allowed-tools`, and with AgentPool's fields `tools` and `mcp-servers`.
+    [loading.fields.allowed-tools-forms] `allowed-tools` SHALL be read from a list of names or from one
+    string of names separated by spaces or commas, the two forms the format allows.
+    [loading.fields.unknown] A field that neither the format nor the implementation knows SHALL NOT keep
+    the skill from loading and MAY be reported: clients add fields of their own, and the format's guidance asks
     clients not to refuse a skill over what does not change its meaning.
 
-    @id:the-format-s-optional-fields-and-unknown-fields-shall-not-keep-a-skill-from-loading.the-format-s-optional-fields-load @added-by:skill-conformance
+    @id:the-format-s-optional-fields-and-unknown-fields-shall-not-keep-a-skill-from-loading.the-format-s-optional-fields-load @added-by:skill-conformance @clause:loading.fields.optional
     Scenario: The format's optional fields load
       Given a skill `healthy`
       And a skill folder `complete` whose `SKILL.md` reads
@@ -513,7 +524,7 @@ Feature: skill-loading
       And the skill `complete` loads with the text `Body of complete.`
       And the skill `healthy` still loads
 
-    @id:the-format-s-optional-fields-and-unknown-fields-shall-not-keep-a-skill-from-loading.an-unknown-field-does-not-keep-a-skill-from-loading @added-by:skill-conformance
+    @id:the-format-s-optional-fields-and-unknown-fields-shall-not-keep-a-skill-from-loading.an-unknown-field-does-not-keep-a-skill-from-loading @added-by:skill-conformance @clause:loading.fields.unknown
     Scenario: An unknown field does not keep a skill from loading
       Given a skill `healthy`
       And a skill folder `extended` whose `SKILL.md` reads
@@ -530,7 +541,7 @@ Feature: skill-loading
       And the skill `extended` loads with the text `Body of extended.`
       And the skill `healthy` still loads
 
-    @id:the-format-s-optional-fields-and-unknown-fields-shall-not-keep-a-skill-from-loading.allowed-tools-written-as-one-string @added-by:skill-conformance @needs:python-tools @needs:allowed-tools
+    @id:the-format-s-optional-fields-and-unknown-fields-shall-not-keep-a-skill-from-loading.allowed-tools-written-as-one-string @added-by:skill-conformance @needs:python-tools @needs:allowed-tools @clause:loading.fields.allowed-tools-forms
     Scenario: allowed-tools written as one string
       Given a skill `restricted` declaring the Python tools `read`, `write` and `list`
       And the skill `restricted` allows only the tools `read` and `list`, written as the string `read, list`
@@ -539,14 +550,15 @@ Feature: skill-loading
 
   @requirement:a-frontmatter-with-a-key-written-twice-shall-be-refused @delta:baseline @added-by:skill-conformance
   Rule: A frontmatter with a key written twice SHALL be refused
-    A frontmatter mapping that holds the same key twice, at the top or inside a field, SHALL make the
-    skill refused, naming the key and its second line. YAML requires the keys of a mapping to be unique,
+    [loading.duplicate-keys.refused] A frontmatter mapping that holds the same key twice, at the top or
+    inside a field, SHALL make the skill refused, [loading.duplicate-keys.named] naming the key and its
+    second line. YAML requires the keys of a mapping to be unique,
     and loaders that accept a repeated key disagree on which one wins, so two readers of the same file
     would see two different skills. PyYAML, and the loaders built on it, keep the last value instead,
     which the format does not forbid; refusing is needed only of implementations that do it
     (`duplicate-keys`).
 
-    @id:a-frontmatter-with-a-key-written-twice-shall-be-refused.a-key-written-twice-is-refused @added-by:skill-conformance @needs:duplicate-keys
+    @id:a-frontmatter-with-a-key-written-twice-shall-be-refused.a-key-written-twice-is-refused @added-by:skill-conformance @needs:duplicate-keys @clause:loading.duplicate-keys.refused
     Scenario: A key written twice is refused
       Given a skill `healthy`
       And a skill folder `twice` whose `SKILL.md` reads
@@ -564,20 +576,25 @@ Feature: skill-loading
 
   @requirement:a-skill-md-shall-be-read-only-if-it-is-a-regular-file-in-its-skill-s-folder-within-size-limits @delta:baseline @added-by:skill-conformance
   Rule: A SKILL.md SHALL be read only if it is a regular file in its skill's folder, within size limits
-    A `SKILL.md` SHALL be read only when it is a regular file, reached from the skill's folder without
-    leaving it. A `SKILL.md` that is a folder, a named pipe, a device or a symbolic link leading out of
-    its skill's folder SHALL make the skill refused without being read, and without blocking start-up or
-    shutdown. A `SKILL.md` larger than 1 MiB (1,048,576 bytes), or whose frontmatter is larger than 64
-    KiB (65,536 bytes: the bytes after the opening `---` line and before the closing one), SHALL be
-    refused without being parsed, in time that does not grow with its size beyond reading the limit. A
-    size within both limits SHALL NOT be a reason to refuse. The instructions the format recommends are
+    [loading.file.regular] A `SKILL.md` SHALL be read only when it is a regular file, reached from the
+    skill's folder without leaving it. [loading.file.not-regular] A `SKILL.md` that is a folder, a named
+    pipe, a device or a symbolic link leading out of its skill's folder SHALL make the skill refused
+    without being read, and without blocking start-up or shutdown. [loading.file.size-limit] A `SKILL.md`
+    larger than 1 MiB (1,048,576 bytes) SHALL be refused without being parsed.
+    [loading.file.frontmatter-limit] So SHALL a `SKILL.md` whose frontmatter is larger than 64 KiB (65,536
+    bytes: the bytes after the opening `---` line and before the closing one, counted in bytes, not
+    characters). [loading.file.read-bounded] Either SHALL be refused having read no more of the file than
+    the limit, so that the time and memory it costs do not grow with its size: loading a `SKILL.md` of a
+    gigabyte SHALL NOT make the process that loads it grow by more than 512 MiB.
+    [loading.file.within-limits] A size within both limits SHALL NOT be a reason to refuse. The
+    instructions the format recommends are
     a few thousand words and a frontmatter a few lines, so these limits refuse nothing real while
     bounding what one file can cost. The format itself sets no size limit, so refusing a file by its
-    size is needed only of implementations that set these limits (`size-limits`); what every
-    implementation must do is keep loading every other skill beside a large file, and finish loading,
-    without blocking, beside a hostile one.
+    size is needed only of implementations that set these limits (`size-limits`).
+    [loading.file.others-load] Every implementation SHALL keep loading every other skill beside a large
+    file, and finish loading, without blocking, beside a hostile one.
 
-    @id:a-skill-md-shall-be-read-only-if-it-is-a-regular-file-in-its-skill-s-folder-within-size-limits.a-skill-md-that-is-a-folder-is-refused @added-by:skill-conformance
+    @id:a-skill-md-shall-be-read-only-if-it-is-a-regular-file-in-its-skill-s-folder-within-size-limits.a-skill-md-that-is-a-folder-is-refused @added-by:skill-conformance @clause:loading.file.regular @clause:loading.file.not-regular
     Scenario: A SKILL.md that is a folder is refused
       Given a skill `healthy`
       And a skill folder `nested` whose `SKILL.md` is a folder
@@ -585,7 +602,7 @@ Feature: skill-loading
       Then the listed skill names are exactly `healthy`
       And the skill `healthy` still loads
 
-    @id:a-skill-md-shall-be-read-only-if-it-is-a-regular-file-in-its-skill-s-folder-within-size-limits.a-skill-md-that-is-a-named-pipe-is-refused-without-blocking @added-by:skill-conformance
+    @id:a-skill-md-shall-be-read-only-if-it-is-a-regular-file-in-its-skill-s-folder-within-size-limits.a-skill-md-that-is-a-named-pipe-is-refused-without-blocking @added-by:skill-conformance @clause:loading.file.regular @clause:loading.file.not-regular
     Scenario: A SKILL.md that is a named pipe is refused without blocking
       Given a skill `healthy`
       And a skill folder `piped` whose `SKILL.md` is a named pipe
@@ -593,7 +610,7 @@ Feature: skill-loading
       Then the listed skill names are exactly `healthy`
       And the skill `healthy` still loads
 
-    @id:a-skill-md-shall-be-read-only-if-it-is-a-regular-file-in-its-skill-s-folder-within-size-limits.a-skill-md-linked-to-a-device-is-refused @added-by:skill-conformance @needs:symlinks
+    @id:a-skill-md-shall-be-read-only-if-it-is-a-regular-file-in-its-skill-s-folder-within-size-limits.a-skill-md-linked-to-a-device-is-refused @added-by:skill-conformance @needs:symlinks @clause:loading.file.not-regular
     Scenario: A SKILL.md linked to a device is refused
       Given a skill `healthy`
       And a skill folder `endless` whose `SKILL.md` is a symbolic link to `/dev/zero`
@@ -601,7 +618,7 @@ Feature: skill-loading
       Then the listed skill names are exactly `healthy`
       And the skill `healthy` still loads
 
-    @id:a-skill-md-shall-be-read-only-if-it-is-a-regular-file-in-its-skill-s-folder-within-size-limits.a-skill-md-linked-out-of-its-skill-s-folder-is-refused @added-by:skill-conformance @needs:symlinks
+    @id:a-skill-md-shall-be-read-only-if-it-is-a-regular-file-in-its-skill-s-folder-within-size-limits.a-skill-md-linked-out-of-its-skill-s-folder-is-refused @added-by:skill-conformance @needs:symlinks @clause:loading.file.regular @clause:loading.file.not-regular
     Scenario: A SKILL.md linked out of its skill's folder is refused
       Given a skill `healthy`
       And a skill folder `borrowed` whose `SKILL.md` is a symbolic link to a file outside the skills directory that reads
@@ -617,7 +634,7 @@ Feature: skill-loading
       And the skill `healthy` still loads
       And no listed description or loaded text contains `OUTSIDE-SECRET`
 
-    @id:a-skill-md-shall-be-read-only-if-it-is-a-regular-file-in-its-skill-s-folder-within-size-limits.a-skill-md-within-the-limits-loads-and-one-over-1-mib-is-refused @added-by:skill-conformance @needs:size-limits
+    @id:a-skill-md-shall-be-read-only-if-it-is-a-regular-file-in-its-skill-s-folder-within-size-limits.a-skill-md-within-the-limits-loads-and-one-over-1-mib-is-refused @added-by:skill-conformance @needs:size-limits @clause:loading.file.size-limit @clause:loading.file.within-limits
     Scenario: A SKILL.md within the limits loads and one over 1 MiB is refused
       Given a skill `healthy`
       And a skill folder `sizable` whose `SKILL.md` has instructions of 512 KiB
@@ -626,7 +643,7 @@ Feature: skill-loading
       Then the listed skill names are exactly `healthy` and `sizable`
       And the skill `healthy` still loads
 
-    @id:a-skill-md-shall-be-read-only-if-it-is-a-regular-file-in-its-skill-s-folder-within-size-limits.a-skill-md-of-exactly-1-mib-loads-and-one-a-byte-longer-is-refused @added-by:skill-conformance @needs:size-limits
+    @id:a-skill-md-shall-be-read-only-if-it-is-a-regular-file-in-its-skill-s-folder-within-size-limits.a-skill-md-of-exactly-1-mib-loads-and-one-a-byte-longer-is-refused @added-by:skill-conformance @needs:size-limits @clause:loading.file.size-limit @clause:loading.file.within-limits
     Scenario: A SKILL.md of exactly 1 MiB loads and one a byte longer is refused
       Given a skill `healthy`
       And a skill folder `exact` whose `SKILL.md` is 1 MiB long
@@ -634,7 +651,7 @@ Feature: skill-loading
       When `list_skills` is called
       Then the listed skill names are exactly `exact` and `healthy`
 
-    @id:a-skill-md-shall-be-read-only-if-it-is-a-regular-file-in-its-skill-s-folder-within-size-limits.a-skill-md-of-2-mib-keeps-no-other-skill-from-loading @added-by:skill-conformance
+    @id:a-skill-md-shall-be-read-only-if-it-is-a-regular-file-in-its-skill-s-folder-within-size-limits.a-skill-md-of-2-mib-keeps-no-other-skill-from-loading @added-by:skill-conformance @clause:loading.file.others-load
     Scenario: A SKILL.md of 2 MiB keeps no other skill from loading
       Given a skill `healthy`
       And a skill folder `sizable` whose `SKILL.md` has instructions of 512 KiB
@@ -643,7 +660,7 @@ Feature: skill-loading
       Then the listed skill names include `healthy` and `sizable`
       And the skill `healthy` still loads
 
-    @id:a-skill-md-shall-be-read-only-if-it-is-a-regular-file-in-its-skill-s-folder-within-size-limits.a-frontmatter-over-64-kib-is-refused @added-by:skill-conformance @needs:size-limits
+    @id:a-skill-md-shall-be-read-only-if-it-is-a-regular-file-in-its-skill-s-folder-within-size-limits.a-frontmatter-over-64-kib-is-refused @added-by:skill-conformance @needs:size-limits @clause:loading.file.frontmatter-limit @clause:loading.file.within-limits
     Scenario: A frontmatter over 64 KiB is refused
       Given a skill `healthy`
       And a skill folder `padded` whose frontmatter is 100 KiB long
@@ -652,7 +669,7 @@ Feature: skill-loading
       Then the listed skill names are exactly `healthy` and `trim`
       And the skill `healthy` still loads
 
-    @id:a-skill-md-shall-be-read-only-if-it-is-a-regular-file-in-its-skill-s-folder-within-size-limits.a-frontmatter-of-exactly-64-kib-loads-and-one-a-byte-longer-is-refused @added-by:skill-conformance @needs:size-limits
+    @id:a-skill-md-shall-be-read-only-if-it-is-a-regular-file-in-its-skill-s-folder-within-size-limits.a-frontmatter-of-exactly-64-kib-loads-and-one-a-byte-longer-is-refused @added-by:skill-conformance @needs:size-limits @clause:loading.file.frontmatter-limit @clause:loading.file.within-limits
     Scenario: A frontmatter of exactly 64 KiB loads and one a byte longer is refused
       Given a skill `healthy`
       And a skill folder `exact` whose frontmatter is 64 KiB long
@@ -660,7 +677,7 @@ Feature: skill-loading
       When `list_skills` is called
       Then the listed skill names are exactly `exact` and `healthy`
 
-    @id:a-skill-md-shall-be-read-only-if-it-is-a-regular-file-in-its-skill-s-folder-within-size-limits.a-frontmatter-of-100-kib-keeps-no-other-skill-from-loading @added-by:skill-conformance
+    @id:a-skill-md-shall-be-read-only-if-it-is-a-regular-file-in-its-skill-s-folder-within-size-limits.a-frontmatter-of-100-kib-keeps-no-other-skill-from-loading @added-by:skill-conformance @clause:loading.file.others-load
     Scenario: A frontmatter of 100 KiB keeps no other skill from loading
       Given a skill `healthy`
       And a skill folder `padded` whose frontmatter is 100 KiB long
@@ -669,7 +686,7 @@ Feature: skill-loading
       Then the listed skill names include `healthy` and `trim`
       And the skill `healthy` still loads
 
-    @id:a-skill-md-shall-be-read-only-if-it-is-a-regular-file-in-its-skill-s-folder-within-size-limits.a-10-mb-frontmatter-is-refused @added-by:skill-conformance @needs:size-limits
+    @id:a-skill-md-shall-be-read-only-if-it-is-a-regular-file-in-its-skill-s-folder-within-size-limits.a-10-mb-frontmatter-is-refused @added-by:skill-conformance @needs:size-limits @clause:loading.file.frontmatter-limit
     Scenario: A 10 MB frontmatter is refused
       Given a skill `healthy`
       And a skill folder `huge` whose frontmatter is 10 MB long
@@ -677,7 +694,7 @@ Feature: skill-loading
       Then the listed skill names are exactly `healthy`
       And the skill `healthy` still loads
 
-    @id:a-skill-md-shall-be-read-only-if-it-is-a-regular-file-in-its-skill-s-folder-within-size-limits.a-10-mb-frontmatter-keeps-no-other-skill-from-loading @added-by:skill-conformance
+    @id:a-skill-md-shall-be-read-only-if-it-is-a-regular-file-in-its-skill-s-folder-within-size-limits.a-10-mb-frontmatter-keeps-no-other-skill-from-loading @added-by:skill-conformance @clause:loading.file.others-load
     Scenario: A 10 MB frontmatter keeps no other skill from loading
       Given a skill `healthy`
       And a skill folder `huge` whose frontmatter is 10 MB long
@@ -687,21 +704,23 @@ Feature: skill-loading
 
   @requirement:yaml-that-nests-or-expands-without-bound-shall-be-refused @delta:baseline @added-by:skill-conformance
   Rule: YAML that nests or expands without bound SHALL be refused
-    A frontmatter whose collections nest more than 64 levels deep, or whose aliases would expand it to
-    more than 10,000 values, SHALL make the skill refused, without exhausting the stack or the memory of
-    the process reading it and without a problem line that quotes the expansion. A `SKILL.md` is a file
+    [loading.yaml.bounds] A frontmatter whose collections nest more than 64 levels deep, or whose aliases
+    would expand it to more than 10,000 values, SHALL make the skill refused, [loading.yaml.no-exhaustion]
+    without exhausting the stack or the memory of the process reading it and
+    [loading.yaml.no-expansion-quoted] without a problem line that quotes the expansion. A `SKILL.md` is a file
     anyone can publish; a few hundred bytes of YAML can otherwise nest past any recursion limit or, through
-    aliases of aliases, stand for a billion values once a value is printed or walked. Loading such a
-    frontmatter SHALL finish without blocking: a loader that is still expanding when the suite's timeout
+    aliases of aliases, stand for a billion values once a value is printed or walked.
+    [loading.yaml.finishes] Loading such a frontmatter SHALL finish without blocking: a loader that is still expanding when the suite's timeout
     runs out fails, and so does one whose process grows by more than 512 MiB while it loads (a few
     hundred bytes of YAML need nothing near that; a loader that renders the expansion before it gives up
     needs gigabytes, and then passes or hangs depending on how fast the machine is). The growth is seen
     in the process that runs the implementation when it is the suite's own. Aliases inside `tools:` matter only to implementations that read it
     (`python-tools`). The two bounds themselves, 64 levels and 10,000 values, are asked only of
-    implementations that set such limits (`size-limits`); a frontmatter within them SHALL load. The
+    implementations that set such limits (`size-limits`); [loading.yaml.within-bounds] a frontmatter
+    within them SHALL load. The
     frontmatter's own mapping is the first level; a scalar is no level of its own.
 
-    @id:yaml-that-nests-or-expands-without-bound-shall-be-refused.nesting-and-expansion-are-refused-just-past-their-bounds @added-by:skill-conformance @needs:size-limits
+    @id:yaml-that-nests-or-expands-without-bound-shall-be-refused.nesting-and-expansion-are-refused-just-past-their-bounds @added-by:skill-conformance @needs:size-limits @clause:loading.yaml.bounds @clause:loading.yaml.within-bounds
     Scenario: Nesting and expansion are refused just past their bounds
       Given a skill `healthy`
       And a skill folder `deep` whose field `extra` holds 63 nested flow sequences around one value
@@ -712,7 +731,7 @@ Feature: skill-loading
       When `list_skills` is called
       Then the listed skill names are exactly `broad`, `deep`, `healthy` and `wide`
 
-    @id:yaml-that-nests-or-expands-without-bound-shall-be-refused.a-thousand-nested-sequences-are-refused @added-by:skill-conformance
+    @id:yaml-that-nests-or-expands-without-bound-shall-be-refused.a-thousand-nested-sequences-are-refused @added-by:skill-conformance @clause:loading.yaml.no-exhaustion @clause:loading.yaml.finishes
     Scenario: A thousand nested sequences are refused
       Given a skill `healthy`
       And a skill folder `deep` whose description nests 1000 flow sequences
@@ -720,7 +739,7 @@ Feature: skill-loading
       Then the listed skill names are exactly `healthy`
       And the skill `healthy` still loads
 
-    @id:yaml-that-nests-or-expands-without-bound-shall-be-refused.aliases-expanding-in-the-name-are-refused @added-by:skill-conformance
+    @id:yaml-that-nests-or-expands-without-bound-shall-be-refused.aliases-expanding-in-the-name-are-refused @added-by:skill-conformance @clause:loading.yaml.no-exhaustion @clause:loading.yaml.finishes
     Scenario: Aliases expanding in the name are refused
       Given a skill `healthy`
       And a skill folder `laughs` whose `SKILL.md` reads
@@ -734,7 +753,7 @@ Feature: skill-loading
       Then the listed skill names are exactly `healthy`
       And the skill `healthy` still loads
 
-    @id:yaml-that-nests-or-expands-without-bound-shall-be-refused.aliases-expanding-in-a-tool-s-import-path-are-refused @added-by:skill-conformance @needs:python-tools
+    @id:yaml-that-nests-or-expands-without-bound-shall-be-refused.aliases-expanding-in-a-tool-s-import-path-are-refused @added-by:skill-conformance @needs:python-tools @clause:loading.yaml.no-exhaustion @clause:loading.yaml.finishes
     Scenario: Aliases expanding in a tool's import path are refused
       Given a skill `healthy`
       And a skill folder `laughing-tool` whose `SKILL.md` reads
@@ -753,22 +772,23 @@ Feature: skill-loading
 
   @requirement:each-refused-skill-shall-be-reported-on-one-short-line-naming-its-file-line-and-field @delta:baseline @added-by:skill-conformance
   Rule: Each refused skill SHALL be reported on one short line naming its file, line and field
-    Every refused skill SHALL be reported as exactly one problem, and so SHALL a skill that loads under a
-    name differing from its folder; what else a loaded skill has (an unknown field) MAY be reported
-    too. A problem SHALL be a
-    single line of at most 1,000 characters that names the `SKILL.md` file, the line of that file where
-    the problem is (when the file was read far enough to know it), and the field at fault. A value
-    quoted in a problem SHALL be cut to a short excerpt, so that no input, however large, makes a
-    problem line large. A `tools` or `mcp-servers` entry that cannot be used SHALL be reported as a
-    problem at the entry's own line: a tool whose `import_path` is not a non-empty module and a
+    [loading.problems.one-per-skill] Every refused skill SHALL be reported as exactly one problem, and so
+    SHALL a skill that loads under a name differing from its folder; what else a loaded skill has (an
+    unknown field) MAY be reported too. [loading.problems.one-line] A problem SHALL be a single line of at
+    most 1,000 characters [loading.problems.where] that names the `SKILL.md` file, the line of that file
+    where the problem is (when the file was read far enough to know it), and the field at fault.
+    [loading.problems.excerpt] A value quoted in a problem SHALL be cut to a short excerpt, so that no
+    input, however large, makes a problem line large. [loading.problems.entries] A `tools` or
+    `mcp-servers` entry that cannot be used SHALL be reported as a problem at the entry's own line: a tool whose `import_path` is not a non-empty module and a
     non-empty function joined by a colon, or whose `type` is not Python, and a server without exactly
     one of a command and a URL, whose command or URL is an empty string, or whose arguments are not a
-    list or whose environment is not a mapping. So SHALL a tool whose module cannot be imported. Which
+    list or whose environment is not a mapping. [loading.problems.import] So SHALL a tool whose module
+    cannot be imported. Which
     skills are refused depends on the choices above, so a scenario whose
     skills only some implementations refuse needs the same abilities as the requirement that refuses
     them.
 
-    @id:each-refused-skill-shall-be-reported-on-one-short-line-naming-its-file-line-and-field.problems-name-the-file-the-line-and-the-field @added-by:skill-conformance @needs:problems @needs:lenient-loading @needs:duplicate-keys
+    @id:each-refused-skill-shall-be-reported-on-one-short-line-naming-its-file-line-and-field.problems-name-the-file-the-line-and-the-field @added-by:skill-conformance @needs:problems @needs:lenient-loading @needs:duplicate-keys @clause:loading.problems.one-per-skill @clause:loading.problems.one-line @clause:loading.problems.where @clause:loading.name.differs-reported @clause:loading.duplicate-keys.named
     Scenario: Problems name the file, the line and the field
       Given a skill `healthy`
       And a skill folder `upper` whose `SKILL.md` reads
@@ -808,7 +828,7 @@ Feature: skill-loading
       And exactly one problem names `folder-name/SKILL.md`, the line 2 and `name`
       And every problem is one line of at most 1000 characters
 
-    @id:each-refused-skill-shall-be-reported-on-one-short-line-naming-its-file-line-and-field.a-refused-skill-s-problem-names-the-file-the-line-and-the-field @added-by:skill-conformance @needs:problems
+    @id:each-refused-skill-shall-be-reported-on-one-short-line-naming-its-file-line-and-field.a-refused-skill-s-problem-names-the-file-the-line-and-the-field @added-by:skill-conformance @needs:problems @clause:loading.problems.one-per-skill @clause:loading.problems.one-line @clause:loading.problems.where @clause:loading.encoding.bad-byte-line @clause:loading.frontmatter.opening
     Scenario: A refused skill's problem names the file, the line and the field
       Given a skill `healthy`
       And a skill folder `upper` whose `SKILL.md` reads
@@ -862,7 +882,7 @@ Feature: skill-loading
       And exactly one problem names `latin/SKILL.md` and the line 3
       And every problem is one line of at most 1000 characters
 
-    @id:each-refused-skill-shall-be-reported-on-one-short-line-naming-its-file-line-and-field.hostile-input-gives-short-problem-lines @added-by:skill-conformance @needs:problems @needs:length-limits
+    @id:each-refused-skill-shall-be-reported-on-one-short-line-naming-its-file-line-and-field.hostile-input-gives-short-problem-lines @added-by:skill-conformance @needs:problems @needs:length-limits @clause:loading.problems.one-line @clause:loading.problems.excerpt @clause:loading.yaml.no-expansion-quoted
     Scenario: Hostile input gives short problem lines
       Given a skill `healthy`
       And a skill folder `laughs` whose `SKILL.md` reads
@@ -885,7 +905,7 @@ Feature: skill-loading
       And exactly one problem names `piped/SKILL.md`
       And every problem is one line of at most 1000 characters
 
-    @id:each-refused-skill-shall-be-reported-on-one-short-line-naming-its-file-line-and-field.hostile-yaml-and-files-give-short-problem-lines @added-by:skill-conformance @needs:problems
+    @id:each-refused-skill-shall-be-reported-on-one-short-line-naming-its-file-line-and-field.hostile-yaml-and-files-give-short-problem-lines @added-by:skill-conformance @needs:problems @clause:loading.problems.one-line @clause:loading.problems.excerpt @clause:loading.yaml.no-expansion-quoted
     Scenario: Hostile YAML and files give short problem lines
       Given a skill `healthy`
       And a skill folder `laughs` whose `SKILL.md` reads
@@ -904,7 +924,7 @@ Feature: skill-loading
       And exactly one problem names `piped/SKILL.md`
       And every problem is one line of at most 1000 characters
 
-    @id:each-refused-skill-shall-be-reported-on-one-short-line-naming-its-file-line-and-field.malformed-yaml-is-reported-at-the-line-where-it-goes-wrong @added-by:skill-conformance @needs:problems
+    @id:each-refused-skill-shall-be-reported-on-one-short-line-naming-its-file-line-and-field.malformed-yaml-is-reported-at-the-line-where-it-goes-wrong @added-by:skill-conformance @needs:problems @clause:loading.problems.where
     Scenario: Malformed YAML is reported at the line where it goes wrong
       Given a skill `healthy`
       And a skill folder `unquoted` whose `SKILL.md` reads
@@ -932,7 +952,7 @@ Feature: skill-loading
       And exactly one problem names `ringing/SKILL.md` and the line 4
       And every problem is one line of at most 1000 characters
 
-    @id:each-refused-skill-shall-be-reported-on-one-short-line-naming-its-file-line-and-field.each-unusable-tools-or-mcp-servers-entry-is-reported-at-its-line @added-by:skill-conformance @needs:python-tools @needs:mcp @needs:problems
+    @id:each-refused-skill-shall-be-reported-on-one-short-line-naming-its-file-line-and-field.each-unusable-tools-or-mcp-servers-entry-is-reported-at-its-line @added-by:skill-conformance @needs:python-tools @needs:mcp @needs:problems @clause:loading.problems.entries @clause:loading.problems.import
     Scenario: Each unusable tools or mcp-servers entry is reported at its line
       Given a skill `healthy`
       And a skill folder `entries` whose `SKILL.md` reads

@@ -10,14 +10,17 @@ Feature: skill-manager-cap
 
   @requirement:skillmanagercap-shall-extend-combinedtoolsetcapability @delta:baseline @upstream-delta:modified
   Rule: SkillManagerCap SHALL extend CombinedToolsetCapability
-    The skill manager SHALL behave as a combined capability of its children: it SHALL offer, in one
-    toolset, each skill's Python tools under the prefix `{skill}__tool__`, each skill's MCP server tools
-    under the prefix `{skill}__mcp__`, and the tools of its non-skill children with their own names. Each
-    of those tools SHALL appear exactly once. Python tools SHALL be imported when the manager is built,
-    not when a run starts. Entering the manager SHALL enter every child, the MCP servers declared by skills
-    included, and exiting it SHALL exit them in the reverse order.
+    [manager.combined.one-toolset] The skill manager SHALL behave as a combined capability of its
+    children: it SHALL offer, in one toolset, [manager.combined.python] each skill's Python tools under
+    the prefix `{skill}__tool__`, [manager.combined.mcp] each skill's MCP server tools under the prefix
+    `{skill}__mcp__`, and [manager.combined.children] the tools of each of its non-skill children with
+    their own names, whatever the other children offer (a child offering no tool included).
+    [manager.combined.once] Each of those tools SHALL appear exactly once. [manager.combined.eager] Python
+    tools SHALL be imported when the manager is built, not when a run starts. [manager.combined.enter]
+    Entering the manager SHALL enter every child, the MCP servers declared by skills included, and
+    [manager.combined.exit-order] exiting it SHALL exit them in the reverse order.
 
-    @id:skillmanagercap-shall-extend-combinedtoolsetcapability.skillmanagercap-inherits-tool-merging @needs:python-tools @needs:mcp
+    @id:skillmanagercap-shall-extend-combinedtoolsetcapability.skillmanagercap-inherits-tool-merging @needs:python-tools @needs:mcp @clause:manager.combined.one-toolset @clause:manager.combined.python @clause:manager.combined.mcp @clause:manager.combined.children @clause:manager.combined.once
     Scenario: SkillManagerCap inherits tool merging
       Given a skill `my-skill` declaring the Python tool `json:loads`
       And the skill `my-skill` declares the MCP server `server1` with the tools `echo` and `add`
@@ -28,7 +31,7 @@ Feature: skill-manager-cap
       And the agent sees the tool `ping`
       And every tool name the agent sees is unique
 
-    @id:skillmanagercap-shall-extend-combinedtoolsetcapability.skillmanagercap-inherits-lifecycle-management @needs:lifecycle @needs:mcp
+    @id:skillmanagercap-shall-extend-combinedtoolsetcapability.skillmanagercap-inherits-lifecycle-management @needs:lifecycle @needs:mcp @clause:manager.combined.enter @clause:manager.combined.exit-order
     Scenario: SkillManagerCap inherits lifecycle management
       Given a skill `alpha` declaring the MCP server `first` with the tool `echo`
       And a skill `beta` declaring the MCP server `second` with the tool `echo`
@@ -39,13 +42,13 @@ Feature: skill-manager-cap
       Then no MCP server is running
       And the MCP servers stopped in the reverse of the order they started
 
-    @id:skillmanagercap-shall-extend-combinedtoolsetcapability.skillmanagercap-imports-python-tools-eagerly @needs:python-tools
+    @id:skillmanagercap-shall-extend-combinedtoolsetcapability.skillmanagercap-imports-python-tools-eagerly @needs:python-tools @clause:manager.combined.eager @clause:registration.python.imported
     Scenario: SkillManagerCap imports Python tools eagerly
       Given a skill `my-skill` declaring the Python tool `probe` from a module that records its import
       When the skill manager is built
       Then the tool module of skill `my-skill` has been imported before any agent run
 
-    @id:skillmanagercap-shall-extend-combinedtoolsetcapability.skillmanagercap-get-toolset-does-not-call-super @needs:mcp
+    @id:skillmanagercap-shall-extend-combinedtoolsetcapability.skillmanagercap-get-toolset-does-not-call-super @needs:mcp @clause:manager.combined.mcp @clause:manager.combined.once
     Scenario: SkillManagerCap get_toolset does not call super
       Given a skill `my-skill` declaring the MCP server `server1` with the tool `echo`
       And a tool `ping` that belongs to no skill
@@ -56,13 +59,15 @@ Feature: skill-manager-cap
 
   @requirement:skillmanagercap-shall-track-per-skill-mcpservercap-children-in-skill-mcp-children @delta:baseline @upstream-delta:added
   Rule: SkillManagerCap SHALL track per-skill McpServerCap children in _skill_mcp_children
-    For each MCP server a skill declares, the skill manager SHALL create one MCP child that belongs to that
-    skill: its tools SHALL be offered under that skill's `{skill}__mcp__` prefix, and its process SHALL be
-    started and stopped with the manager. Building the manager SHALL NOT start any MCP server process.
-    Closing the pool while its manager is entered SHALL stop them as exiting the manager does: a host
-    that shuts down without exiting first (an error, a cancelled task) must leave no process behind.
+    [manager.mcp.per-server] For each MCP server a skill declares, the skill manager SHALL create one MCP
+    child that belongs to that skill: its tools SHALL be offered under that skill's `{skill}__mcp__`
+    prefix, and [manager.mcp.with-manager] its process SHALL be started and stopped with the manager.
+    [manager.mcp.build-starts-none] Building the manager SHALL NOT start any MCP server process.
+    [manager.mcp.close] Closing the pool while its manager is entered SHALL stop them as exiting the
+    manager does: a host that shuts down without exiting first (an error, a cancelled task) must leave no
+    process behind.
 
-    @id:skillmanagercap-shall-track-per-skill-mcpservercap-children-in-skill-mcp-children.per-skill-mcpservercap-tracked-in-mapping @needs:mcp @needs:lifecycle
+    @id:skillmanagercap-shall-track-per-skill-mcpservercap-children-in-skill-mcp-children.per-skill-mcpservercap-tracked-in-mapping @needs:mcp @needs:lifecycle @clause:manager.mcp.per-server @clause:manager.mcp.with-manager @clause:manager.mcp.build-starts-none
     Scenario: Per-skill McpServerCap tracked in mapping
       Given a skill `my-skill` declaring the MCP server `server1` with the tool `echo`
       When the skill manager is built
@@ -71,7 +76,7 @@ Feature: skill-manager-cap
       Then the MCP server `server1` is running
       And the agent sees the tool `my-skill__mcp__echo`
 
-    @id:skillmanagercap-shall-track-per-skill-mcpservercap-children-in-skill-mcp-children.closing-the-pool-while-the-skill-manager-is-entered-leaves-no-server-running @added-by:skill-conformance @needs:mcp @needs:lifecycle
+    @id:skillmanagercap-shall-track-per-skill-mcpservercap-children-in-skill-mcp-children.closing-the-pool-while-the-skill-manager-is-entered-leaves-no-server-running @added-by:skill-conformance @needs:mcp @needs:lifecycle @clause:manager.mcp.close
     Scenario: Closing the pool while the skill manager is entered leaves no server running
       Given a skill `alpha` declaring the MCP server `first` with the tool `echo`
       When the skill manager is entered
@@ -79,7 +84,7 @@ Feature: skill-manager-cap
       When the pool is closed without exiting the skill manager
       Then no MCP server is running
 
-    @id:skillmanagercap-shall-track-per-skill-mcpservercap-children-in-skill-mcp-children.many-mcp-declaring-skills-start-no-process-when-built @added-by:skill-conformance @needs:mcp
+    @id:skillmanagercap-shall-track-per-skill-mcpservercap-children-in-skill-mcp-children.many-mcp-declaring-skills-start-no-process-when-built @added-by:skill-conformance @needs:mcp @clause:manager.mcp.build-starts-none
     Scenario: Many MCP-declaring skills start no process when built
       Given 25 skills each declaring one MCP server
       When the skill manager is built
@@ -87,12 +92,13 @@ Feature: skill-manager-cap
 
   @requirement:a-pool-rebuild-shall-stop-the-mcp-servers-of-the-skill-manager-it-replaces @delta:baseline @added-by:skill-conformance
   Rule: A pool rebuild SHALL stop the MCP servers of the skill manager it replaces
-    \When the pool rebuilds its skills while its skill manager is entered, the replaced manager SHALL be
-    exited, so that none of the MCP server processes it started is left running, and the tools of the
-    new manager SHALL be callable at once. Whether the new manager is entered right away or by the next
-    enter is the implementation's choice; in either case no declared server SHALL run twice.
+    [manager.rebuild.old-exited] When the pool rebuilds its skills while its skill manager is entered,
+    the replaced manager SHALL be exited, so that none of the MCP server processes it started is left
+    running, and [manager.rebuild.callable] the tools of the new manager SHALL be callable at once.
+    Whether the new manager is entered right away or by the next enter is the implementation's choice;
+    [manager.rebuild.no-twice] in either case no declared server SHALL run twice.
 
-    @id:a-pool-rebuild-shall-stop-the-mcp-servers-of-the-skill-manager-it-replaces.a-rebuild-while-the-skill-manager-is-entered-leaves-none-of-its-servers-running @added-by:skill-conformance @needs:lifecycle @needs:mcp @needs:pool-rebuild
+    @id:a-pool-rebuild-shall-stop-the-mcp-servers-of-the-skill-manager-it-replaces.a-rebuild-while-the-skill-manager-is-entered-leaves-none-of-its-servers-running @added-by:skill-conformance @needs:lifecycle @needs:mcp @needs:pool-rebuild @clause:manager.rebuild.old-exited @clause:manager.rebuild.callable @clause:manager.rebuild.no-twice
     Scenario: A rebuild while the skill manager is entered leaves none of its servers running
       Given a skill `alpha` declaring the MCP server `first` with the tool `echo`
       And the pool has started
@@ -106,17 +112,17 @@ Feature: skill-manager-cap
 
   @requirement:skillmanagercap-shall-be-registered-with-extensionregistry-at-pool-scope @delta:baseline @upstream-delta:added
   Rule: SkillManagerCap SHALL be registered with ExtensionRegistry at POOL scope
-    Whenever the pool builds its skill manager, the manager SHALL be registered with the extension registry
-    at pool scope, so that the registry lists its skills at every scope and a flat `skill://{name}` URI,
+    [manager.registry.pool-scope] Whenever the pool builds its skill manager, the manager SHALL be
+    registered with the extension registry at pool scope, so that the registry lists its skills at every scope and a flat `skill://{name}` URI,
     which has no provider segment, resolves to the skill without naming a provider.
 
-    @id:skillmanagercap-shall-be-registered-with-extensionregistry-at-pool-scope.skillmanagercap-registered-at-pool-scope @needs:registry
+    @id:skillmanagercap-shall-be-registered-with-extensionregistry-at-pool-scope.skillmanagercap-registered-at-pool-scope @needs:registry @clause:manager.registry.pool-scope
     Scenario: SkillManagerCap registered at pool scope
       Given a skill `my-skill`
       When the pool builds its skill manager
       Then the registry lists the skill `my-skill` at every scope
 
-    @id:skillmanagercap-shall-be-registered-with-extensionregistry-at-pool-scope.skill-uri-resolves-through-extensionregistry-with-flat-uri @needs:registry @needs:skill-uri
+    @id:skillmanagercap-shall-be-registered-with-extensionregistry-at-pool-scope.skill-uri-resolves-through-extensionregistry-with-flat-uri @needs:registry @needs:skill-uri @clause:manager.registry.pool-scope
     Scenario: skill:// URI resolves through ExtensionRegistry with flat URI
       Given a skill `my-skill` whose instructions are `Follow the checklist.`
       When the URI `skill://my-skill` is resolved
@@ -125,13 +131,15 @@ Feature: skill-manager-cap
 
   @requirement:skillmanagercap-shall-filter-tools-via-composite-allowed-tools-filter @delta:baseline @upstream-delta:added
   Rule: SkillManagerCap SHALL filter tools via composite allowed_tools filter
-    \When skills declare `allowed-tools`, the tools an agent sees SHALL be narrowed per skill: a tool under
-    a skill's prefix SHALL stay only if its bare name (the name after `{skill}__tool__` or
-    `{skill}__mcp__`) is in that skill's allowed set; tools of other skills and non-skill tools SHALL NOT
-    be affected. A skill that does not declare `allowed-tools` SHALL keep all of its tools. A skill that
-    declares an empty `allowed-tools` list SHALL keep none of its tools.
+    [manager.filter.per-skill] When skills declare `allowed-tools`, the tools an agent sees SHALL be
+    narrowed per skill: [manager.filter.bare-name] a tool under a skill's prefix SHALL stay only if its
+    bare name (the name after `{skill}__tool__` or `{skill}__mcp__`) is in that skill's allowed set,
+    compared exactly, as tool names are; [manager.filter.others-untouched] tools of other skills and
+    non-skill tools SHALL NOT be affected. [manager.filter.undeclared] A skill that does not declare
+    `allowed-tools` SHALL keep all of its tools. [manager.filter.empty] A skill that declares an empty
+    `allowed-tools` list SHALL keep none of its tools.
 
-    @id:skillmanagercap-shall-filter-tools-via-composite-allowed-tools-filter.allowed-tools-filtering-applied @needs:python-tools @needs:allowed-tools
+    @id:skillmanagercap-shall-filter-tools-via-composite-allowed-tools-filter.allowed-tools-filtering-applied @needs:python-tools @needs:allowed-tools @clause:manager.filter.bare-name @clause:registration.allowed.by-bare-name
     Scenario: allowed_tools filtering applied
       Given a skill `restricted` declaring the Python tools `read`, `list` and `write`
       And the skill `restricted` allows only the tools `read` and `list`
@@ -139,14 +147,14 @@ Feature: skill-manager-cap
       Then the agent sees the tools `restricted__tool__read` and `restricted__tool__list`
       And the agent does not see the tool `restricted__tool__write`
 
-    @id:skillmanagercap-shall-filter-tools-via-composite-allowed-tools-filter.allowed-tools-not-declared-means-no-filter @needs:python-tools @needs:allowed-tools
+    @id:skillmanagercap-shall-filter-tools-via-composite-allowed-tools-filter.allowed-tools-not-declared-means-no-filter @needs:python-tools @needs:allowed-tools @clause:manager.filter.undeclared @clause:registration.allowed.undeclared
     Scenario: allowed_tools not declared means no filter
       Given a skill `open` declaring the Python tools `read` and `write`
       And a tool `ping` that belongs to no skill
       When the agent's tools are listed
       Then the agent sees exactly the tools `open__tool__read`, `open__tool__write` and `ping`
 
-    @id:skillmanagercap-shall-filter-tools-via-composite-allowed-tools-filter.a-tool-of-no-skill-whose-name-starts-like-a-filtered-skill-s-tools-stays @added-by:skill-conformance @needs:python-tools @needs:allowed-tools
+    @id:skillmanagercap-shall-filter-tools-via-composite-allowed-tools-filter.a-tool-of-no-skill-whose-name-starts-like-a-filtered-skill-s-tools-stays @added-by:skill-conformance @needs:python-tools @needs:allowed-tools @clause:manager.filter.others-untouched @clause:registration.allowed.others
     Scenario: A tool of no skill whose name starts like a filtered skill's tools stays
       Given a skill `data` declaring the Python tools `read` and `write`
       And the skill `data` allows only the tool `read`
@@ -154,7 +162,7 @@ Feature: skill-manager-cap
       When the agent's tools are listed
       Then the agent sees exactly the tools `data__tool__read` and `data__helper`
 
-    @id:skillmanagercap-shall-filter-tools-via-composite-allowed-tools-filter.allowed-tools-empty-list-filters-all-skill-tools @needs:python-tools @needs:allowed-tools
+    @id:skillmanagercap-shall-filter-tools-via-composite-allowed-tools-filter.allowed-tools-empty-list-filters-all-skill-tools @needs:python-tools @needs:allowed-tools @clause:manager.filter.empty @clause:manager.filter.others-untouched
     Scenario: allowed_tools empty list filters all skill tools
       Given a skill `blocked` declaring the Python tools `read` and `write`
       And the skill `blocked` declares an empty allowed tools list
@@ -163,7 +171,7 @@ Feature: skill-manager-cap
       Then the agent sees no tool starting with `blocked__`
       And the agent sees the tool `ping`
 
-    @id:skillmanagercap-shall-filter-tools-via-composite-allowed-tools-filter.multiple-skills-with-different-allowed-tools @needs:python-tools @needs:allowed-tools
+    @id:skillmanagercap-shall-filter-tools-via-composite-allowed-tools-filter.multiple-skills-with-different-allowed-tools @needs:python-tools @needs:allowed-tools @clause:manager.filter.per-skill @clause:manager.filter.others-untouched @clause:registration.allowed.others
     Scenario: Multiple skills with different allowed_tools
       Given a skill `alpha` declaring the Python tools `read` and `write`
       And the skill `alpha` allows only the tool `read`
@@ -173,7 +181,7 @@ Feature: skill-manager-cap
       When the agent's tools are listed
       Then the agent sees exactly the tools `alpha__tool__read`, `beta__tool__write` and `ping`
 
-    @id:skillmanagercap-shall-filter-tools-via-composite-allowed-tools-filter.a-skill-name-that-is-a-prefix-of-another-is-filtered-on-its-own @added-by:skill-conformance @needs:python-tools @needs:allowed-tools
+    @id:skillmanagercap-shall-filter-tools-via-composite-allowed-tools-filter.a-skill-name-that-is-a-prefix-of-another-is-filtered-on-its-own @added-by:skill-conformance @needs:python-tools @needs:allowed-tools @clause:manager.filter.per-skill @clause:manager.filter.others-untouched
     Scenario: A skill name that is a prefix of another is filtered on its own
       Given a skill `data` declaring the Python tools `read` and `write`
       And the skill `data` allows only the tool `read`
@@ -181,7 +189,7 @@ Feature: skill-manager-cap
       When the agent's tools are listed
       Then the agent sees exactly the tools `data__tool__read`, `data-extra__tool__read` and `data-extra__tool__write`
 
-    @id:skillmanagercap-shall-filter-tools-via-composite-allowed-tools-filter.an-allowed-mcp-tool-whose-name-contains-a-double-underscore-stays @added-by:skill-conformance @needs:mcp @needs:allowed-tools
+    @id:skillmanagercap-shall-filter-tools-via-composite-allowed-tools-filter.an-allowed-mcp-tool-whose-name-contains-a-double-underscore-stays @added-by:skill-conformance @needs:mcp @needs:allowed-tools @clause:manager.filter.bare-name
     Scenario: An allowed MCP tool whose name contains a double underscore stays
       Given a skill `store` declaring the MCP server `db` with the tools `get__item` and `drop__item`
       And the skill `store` allows only the tool `get__item`
@@ -190,10 +198,11 @@ Feature: skill-manager-cap
 
   @requirement:skillmanagercap-for-run-shall-propagate-tool-manager @delta:baseline @upstream-delta:added
   Rule: SkillManagerCap for_run() SHALL propagate tool_manager
-    The copy of the skill manager that serves one agent run SHALL offer the same skill tools as the manager
-    it was made from, and those tools SHALL be callable within the run.
+    [manager.for-run.same-tools] The copy of the skill manager that serves one agent run SHALL offer the
+    same skill tools as the manager it was made from, and [manager.for-run.callable] those tools SHALL be
+    callable within the run.
 
-    @id:skillmanagercap-for-run-shall-propagate-tool-manager.for-run-preserves-tool-manager @needs:python-tools
+    @id:skillmanagercap-for-run-shall-propagate-tool-manager.for-run-preserves-tool-manager @needs:python-tools @clause:manager.for-run.same-tools @clause:manager.for-run.callable
     Scenario: for_run preserves tool_manager
       Given a skill `my-skill` declaring the Python tool `json:loads`
       When an agent run calls `my-skill__tool__loads` with `{"s": "[1, 2]"}`

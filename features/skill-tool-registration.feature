@@ -9,21 +9,25 @@ Feature: skill-tool-registration
 
   @requirement:skill-python-tools-shall-be-registered-as-prefixed-agent-tools @delta:baseline @upstream-delta:added
   Rule: Skill Python tools SHALL be registered as prefixed agent tools
-    For every `tools` entry of a skill, the function at its `import_path` SHALL be imported when the skill
-    manager is built and SHALL be offered to the agent as `{skill}__tool__{function}`, where `{function}`
-    is the function's own name. The prefix SHALL keep skills apart: two skills importing the same function
-    SHALL each offer it under their own name. A tool SHALL take the parameters of the function it wraps
-    and return what the function returns. An entry that cannot be imported SHALL be reported, naming the
-    skill and the import path, and SHALL NOT stop the other skills' tools from being offered.
+    [registration.python.imported] For every `tools` entry of a skill, the function at its `import_path`
+    SHALL be imported when the skill manager is built and [registration.python.name] SHALL be offered to
+    the agent as `{skill}__tool__{function}`, where `{skill}` is the name the skill declares and
+    `{function}` is the function's own name (its `__name__`, not the name the import path gives it).
+    [registration.python.prefix] The prefix SHALL keep skills apart: two skills importing the same
+    function SHALL each offer it under their own name. [registration.python.signature] A tool SHALL take
+    the parameters of the function it wraps and return what the function returns.
+    [registration.python.import-reported] An entry that cannot be imported SHALL be reported, naming the
+    skill and the import path, and [registration.python.import-isolated] SHALL NOT stop the other skills'
+    tools from being offered.
 
-    @id:skill-python-tools-shall-be-registered-as-prefixed-agent-tools.skill-with-python-tools-registered @needs:python-tools
+    @id:skill-python-tools-shall-be-registered-as-prefixed-agent-tools.skill-with-python-tools-registered @needs:python-tools @clause:registration.python.name @clause:registration.python.signature
     Scenario: Skill with Python tools registered
       Given a skill `my-skill` declaring the Python tool `json:loads`
       When the agent calls `my-skill__tool__loads` with `{"s": "{\"a\": 1}"}`
       Then the agent sees the tool `my-skill__tool__loads`
       And the call returns `{"a": 1}`
 
-    @id:skill-python-tools-shall-be-registered-as-prefixed-agent-tools.skill-without-tools-does-not-register-tools @needs:python-tools
+    @id:skill-python-tools-shall-be-registered-as-prefixed-agent-tools.skill-without-tools-does-not-register-tools @needs:python-tools @clause:registration.python.name
     Scenario: Skill without tools does not register tools
       Given a skill `plain-skill`
       And a skill `tooled` declaring the Python tool `json:dumps`
@@ -31,7 +35,7 @@ Feature: skill-tool-registration
       Then the agent sees no tool starting with `plain-skill__`
       And the agent sees the tool `tooled__tool__dumps`
 
-    @id:skill-python-tools-shall-be-registered-as-prefixed-agent-tools.multiple-skills-with-tools-are-isolated-by-prefix @needs:python-tools
+    @id:skill-python-tools-shall-be-registered-as-prefixed-agent-tools.multiple-skills-with-tools-are-isolated-by-prefix @needs:python-tools @clause:registration.python.prefix @clause:registration.python.signature
     Scenario: Multiple skills with tools are isolated by prefix
       Given a skill `alpha` declaring the Python tool `os:getcwd`
       And a skill `beta` declaring the Python tool `os:getcwd`
@@ -41,14 +45,14 @@ Feature: skill-tool-registration
       When the agent calls `beta__tool__getcwd` with `{}`
       Then the call returns the current working directory
 
-    @id:skill-python-tools-shall-be-registered-as-prefixed-agent-tools.a-skill-with-both-python-tools-and-mcp-servers-offers-both @added-by:skill-conformance @needs:python-tools @needs:mcp
+    @id:skill-python-tools-shall-be-registered-as-prefixed-agent-tools.a-skill-with-both-python-tools-and-mcp-servers-offers-both @added-by:skill-conformance @needs:python-tools @needs:mcp @clause:manager.combined.python @clause:manager.combined.mcp @clause:loading.fields.optional
     Scenario: A skill with both Python tools and MCP servers offers both
       Given a skill `hybrid` declaring the Python tool `json:loads`
       And the skill `hybrid` declares the MCP server `server1` with the tool `echo`
       When the agent's tools are listed
       Then the agent sees exactly the tools `hybrid__tool__loads` and `hybrid__mcp__echo`
 
-    @id:skill-python-tools-shall-be-registered-as-prefixed-agent-tools.an-invalid-import-path-leaves-the-other-skills-intact @added-by:skill-conformance @needs:python-tools @needs:problems
+    @id:skill-python-tools-shall-be-registered-as-prefixed-agent-tools.an-invalid-import-path-leaves-the-other-skills-intact @added-by:skill-conformance @needs:python-tools @needs:problems @clause:registration.python.import-reported @clause:registration.python.import-isolated
     Scenario: An invalid import_path leaves the other skills intact
       Given a skill `broken` declaring the Python tool `no_such_module_sc:missing`
       And a skill `healthy` declaring the Python tool `json:loads`
@@ -58,28 +62,31 @@ Feature: skill-tool-registration
 
   @requirement:skill-mcp-servers-shall-be-registered-as-prefixed-agent-tools @delta:baseline @upstream-delta:added
   Rule: Skill MCP servers SHALL be registered as prefixed agent tools
-    For every server in a skill's `mcp-servers` frontmatter, the tools that server lists SHALL be offered
-    to the agent as `{skill}__mcp__{tool}`, and calling such a tool SHALL call the tool of that server. Each
-    server SHALL run while the skill manager is entered and SHALL stop when it is exited, servers stopping
-    in the reverse of the order they started. A stdio server SHALL be started with the `args` and the `env`
-    its entry declares; a server with a `url` SHALL be reached over streamable HTTP, sending the `headers`
-    its entry declares. A server entry without a `command` or `url` SHALL be reported,
-    naming the skill and the server, and SHALL NOT stop the other skills' tools from being offered.
+    [registration.mcp.name] For every server in a skill's `mcp-servers` frontmatter, the tools that
+    server lists SHALL be offered to the agent as `{skill}__mcp__{tool}`, and [registration.mcp.call]
+    calling such a tool SHALL call the tool of that server. [registration.mcp.lifecycle] Each server SHALL
+    run while the skill manager is entered and SHALL stop when it is exited, servers stopping in the
+    reverse of the order they started. [registration.mcp.stdio] A stdio server SHALL be started with the
+    `args` and the `env` its entry declares; [registration.mcp.http] a server with a `url` SHALL be
+    reached over streamable HTTP, sending the `headers` its entry declares.
+    [registration.mcp.entry-reported] A server entry without a `command` or `url` SHALL be reported,
+    naming the skill and the server, and [registration.mcp.entry-isolated] SHALL NOT stop the other
+    skills' tools from being offered.
 
-    @id:skill-mcp-servers-shall-be-registered-as-prefixed-agent-tools.skill-with-mcp-server-registered @needs:mcp
+    @id:skill-mcp-servers-shall-be-registered-as-prefixed-agent-tools.skill-with-mcp-server-registered @needs:mcp @clause:registration.mcp.name @clause:registration.mcp.call @clause:registration.mcp.stdio
     Scenario: Skill with MCP server registered
       Given a skill `my-skill` declaring the MCP server `server1` with the tools `echo` and `add`
       When the agent calls `my-skill__mcp__echo` with `{"text": "hi"}`
       Then the agent sees exactly the tools `my-skill__mcp__echo` and `my-skill__mcp__add`
       And the call returns the text `server1:echo:hi`
 
-    @id:skill-mcp-servers-shall-be-registered-as-prefixed-agent-tools.a-stdio-mcp-server-gets-the-environment-its-entry-declares @added-by:skill-conformance @needs:mcp
+    @id:skill-mcp-servers-shall-be-registered-as-prefixed-agent-tools.a-stdio-mcp-server-gets-the-environment-its-entry-declares @added-by:skill-conformance @needs:mcp @clause:registration.mcp.stdio
     Scenario: A stdio MCP server gets the environment its entry declares
       Given a skill `envy` declaring the MCP server `server1` with the tool `getenv` and the environment variable `SC_GREETING` set to `hello`
       When the agent calls `envy__mcp__getenv` with `{"text": "SC_GREETING"}`
       Then the call returns the text `server1:getenv:hello`
 
-    @id:skill-mcp-servers-shall-be-registered-as-prefixed-agent-tools.an-mcp-server-reached-by-url-gets-the-headers-its-entry-declares @added-by:skill-conformance @needs:mcp-http
+    @id:skill-mcp-servers-shall-be-registered-as-prefixed-agent-tools.an-mcp-server-reached-by-url-gets-the-headers-its-entry-declares @added-by:skill-conformance @needs:mcp-http @clause:registration.mcp.http @clause:registration.mcp.name @clause:registration.mcp.call
     Scenario: An MCP server reached by URL gets the headers its entry declares
       Given an MCP server `remote` with the tool `echo` served over HTTP that requires the header `X-Token` set to `s3cret`
       And a skill `web` declaring the MCP server `remote` by its URL with the header `X-Token` set to `s3cret`
@@ -87,7 +94,7 @@ Feature: skill-tool-registration
       Then the agent sees exactly the tool `web__mcp__echo`
       And the call returns the text `remote:echo:hi`
 
-    @id:skill-mcp-servers-shall-be-registered-as-prefixed-agent-tools.mcp-server-lifecycle-managed-by-skillmanagercap @needs:lifecycle @needs:mcp
+    @id:skill-mcp-servers-shall-be-registered-as-prefixed-agent-tools.mcp-server-lifecycle-managed-by-skillmanagercap @needs:lifecycle @needs:mcp @clause:registration.mcp.lifecycle @clause:manager.mcp.with-manager
     Scenario: MCP server lifecycle managed by SkillManagerCap
       Given a skill `alpha` declaring the MCP server `first` with the tool `echo`
       And a skill `beta` declaring the MCP server `second` with the tool `echo`
@@ -97,7 +104,7 @@ Feature: skill-tool-registration
       Then no MCP server is running
       And the MCP servers stopped in the reverse of the order they started
 
-    @id:skill-mcp-servers-shall-be-registered-as-prefixed-agent-tools.an-mcp-server-entry-without-a-command-leaves-the-other-skills-intact @added-by:skill-conformance @needs:python-tools @needs:mcp @needs:problems
+    @id:skill-mcp-servers-shall-be-registered-as-prefixed-agent-tools.an-mcp-server-entry-without-a-command-leaves-the-other-skills-intact @added-by:skill-conformance @needs:python-tools @needs:mcp @needs:problems @clause:registration.mcp.entry-reported @clause:registration.mcp.entry-isolated
     Scenario: An MCP server entry without a command leaves the other skills intact
       Given a skill `misconfigured` declaring the MCP server `ghost` without a command
       And a skill `healthy` declaring the Python tool `json:loads`
@@ -107,19 +114,23 @@ Feature: skill-tool-registration
 
   @requirement:a-skill-whose-tools-fail-shall-take-no-other-skill-s-tools-away @delta:baseline @added-by:skill-conformance
   Rule: A skill whose tools fail SHALL take no other skill's tools away
-    Each skill's tools SHALL stand or fall on their own. A Python tool whose module cannot be imported,
-    raises `SystemExit` or `KeyboardInterrupt` while importing, or does not finish importing within a
-    bound the implementation states, and an MCP server whose command does not exist, which exits at
-    once, which never answers its handshake, or which cannot be reached over HTTP, SHALL each be
-    reported as one problem naming the skill and the tool or server, and SHALL only cost that skill the
-    tools concerned: every other skill's tools SHALL still be offered and stay callable, in the same
-    agent run, and entering the skill manager SHALL still start every other MCP server. An exception a
-    tool module raises at import SHALL NOT end the host process or its event loop. A problem
-    found while entering the manager or during a run SHALL be reported like one found when the manager
-    is built; the failing server SHALL NOT be retried on every run, and no process it started SHALL be
-    left running.
+    [registration.isolation.own] Each skill's tools SHALL stand or fall on their own.
+    [registration.isolation.reported] A Python tool whose module cannot be imported, raises `SystemExit`
+    or `KeyboardInterrupt` while importing, or does not finish importing within a bound the
+    implementation states, and an MCP server whose command does not exist, which exits at once, which
+    never answers its handshake, or which cannot be reached over HTTP, SHALL each be reported as one
+    problem naming the skill and the tool or server, and [registration.isolation.only-concerned] SHALL
+    only cost that skill the tools concerned, its other tools and servers still offered:
+    [registration.isolation.others-callable] every other skill's tools SHALL still be offered and stay
+    callable, in the same agent run, and [registration.isolation.others-start] entering the skill manager
+    SHALL still start every other MCP server. [registration.isolation.host-survives] An exception a tool
+    module raises at import SHALL NOT end the host process or its event loop.
+    [registration.isolation.late-reported] A problem found while entering the manager or during a run
+    SHALL be reported like one found when the manager is built; [registration.isolation.no-retry] the
+    failing server SHALL NOT be retried on every run, and [registration.isolation.no-leftover] no process
+    it started SHALL be left running.
 
-    @id:a-skill-whose-tools-fail-shall-take-no-other-skill-s-tools-away.a-tool-module-that-raises-systemexit-while-importing-leaves-the-other-skills-intact @added-by:skill-conformance @needs:python-tools @needs:problems
+    @id:a-skill-whose-tools-fail-shall-take-no-other-skill-s-tools-away.a-tool-module-that-raises-systemexit-while-importing-leaves-the-other-skills-intact @added-by:skill-conformance @needs:python-tools @needs:problems @clause:registration.isolation.own @clause:registration.isolation.reported @clause:registration.isolation.others-callable @clause:registration.isolation.host-survives
     Scenario: A tool module that raises SystemExit while importing leaves the other skills intact
       Given a skill `quitter` declaring the Python tool `probe` from a module that raises `SystemExit` while importing
       And a skill `healthy` declaring the Python tool `json:loads`
@@ -128,7 +139,7 @@ Feature: skill-tool-registration
       And the call returns `[1]`
       And a problem is reported naming `quitter` and `probe`
 
-    @id:a-skill-whose-tools-fail-shall-take-no-other-skill-s-tools-away.a-tool-module-that-raises-keyboardinterrupt-while-importing-leaves-the-other-skills-intact @added-by:skill-conformance @needs:python-tools @needs:problems
+    @id:a-skill-whose-tools-fail-shall-take-no-other-skill-s-tools-away.a-tool-module-that-raises-keyboardinterrupt-while-importing-leaves-the-other-skills-intact @added-by:skill-conformance @needs:python-tools @needs:problems @clause:registration.isolation.own @clause:registration.isolation.reported @clause:registration.isolation.others-callable @clause:registration.isolation.host-survives
     Scenario: A tool module that raises KeyboardInterrupt while importing leaves the other skills intact
       Given a skill `interrupter` declaring the Python tool `probe` from a module that raises `KeyboardInterrupt` while importing
       And a skill `healthy` declaring the Python tool `json:loads`
@@ -137,7 +148,7 @@ Feature: skill-tool-registration
       And the call returns `[1]`
       And a problem is reported naming `interrupter` and `probe`
 
-    @id:a-skill-whose-tools-fail-shall-take-no-other-skill-s-tools-away.a-tool-module-that-never-finishes-importing-is-given-up @added-by:skill-conformance @needs:python-tools @needs:problems
+    @id:a-skill-whose-tools-fail-shall-take-no-other-skill-s-tools-away.a-tool-module-that-never-finishes-importing-is-given-up @added-by:skill-conformance @needs:python-tools @needs:problems @clause:registration.isolation.reported @clause:registration.isolation.others-callable
     Scenario: A tool module that never finishes importing is given up
       Given a skill `sleeper` declaring the Python tool `probe` from a module that never finishes importing
       And a skill `healthy` declaring the Python tool `json:loads`
@@ -146,7 +157,7 @@ Feature: skill-tool-registration
       And the call returns `[1]`
       And a problem is reported naming `sleeper` and `probe`
 
-    @id:a-skill-whose-tools-fail-shall-take-no-other-skill-s-tools-away.an-mcp-server-whose-command-does-not-exist-leaves-the-other-skills-tools-callable @added-by:skill-conformance @needs:mcp @needs:python-tools @needs:problems
+    @id:a-skill-whose-tools-fail-shall-take-no-other-skill-s-tools-away.an-mcp-server-whose-command-does-not-exist-leaves-the-other-skills-tools-callable @added-by:skill-conformance @needs:mcp @needs:python-tools @needs:problems @clause:registration.isolation.reported @clause:registration.isolation.others-callable
     Scenario: An MCP server whose command does not exist leaves the other skills' tools callable
       Given a skill `missing` declaring the MCP server `nowhere` whose command does not exist
       And a skill `healthy` declaring the Python tool `json:loads`
@@ -156,7 +167,7 @@ Feature: skill-tool-registration
       And the agent sees no tool starting with `missing__`
       And a problem is reported naming `missing` and `nowhere`
 
-    @id:a-skill-whose-tools-fail-shall-take-no-other-skill-s-tools-away.an-mcp-server-that-exits-at-once-leaves-the-other-skills-mcp-tools-callable @added-by:skill-conformance @needs:mcp @needs:problems
+    @id:a-skill-whose-tools-fail-shall-take-no-other-skill-s-tools-away.an-mcp-server-that-exits-at-once-leaves-the-other-skills-mcp-tools-callable @added-by:skill-conformance @needs:mcp @needs:problems @clause:registration.isolation.reported @clause:registration.isolation.others-callable
     Scenario: An MCP server that exits at once leaves the other skills' MCP tools callable
       Given a skill `alpha` declaring the MCP server `first` with the tool `echo`
       And a skill `crashing` declaring the MCP server `dead` that exits at once
@@ -165,7 +176,7 @@ Feature: skill-tool-registration
       And the agent sees exactly the tool `alpha__mcp__echo`
       And a problem is reported naming `crashing` and `dead`
 
-    @id:a-skill-whose-tools-fail-shall-take-no-other-skill-s-tools-away.an-mcp-server-that-never-answers-is-given-up-and-stopped @added-by:skill-conformance @needs:mcp @needs:python-tools @needs:problems
+    @id:a-skill-whose-tools-fail-shall-take-no-other-skill-s-tools-away.an-mcp-server-that-never-answers-is-given-up-and-stopped @added-by:skill-conformance @needs:mcp @needs:python-tools @needs:problems @clause:registration.isolation.reported @clause:registration.isolation.others-callable @clause:registration.isolation.no-leftover
     Scenario: An MCP server that never answers is given up and stopped
       Given a skill `silent` declaring the MCP server `mute` that never answers
       And a skill `healthy` declaring the Python tool `json:loads`
@@ -175,7 +186,7 @@ Feature: skill-tool-registration
       And a problem is reported naming `silent` and `mute`
       And no MCP server is running
 
-    @id:a-skill-whose-tools-fail-shall-take-no-other-skill-s-tools-away.an-mcp-server-that-cannot-be-reached-over-http-leaves-the-other-skills-tools-callable @added-by:skill-conformance @needs:mcp-http @needs:python-tools @needs:problems
+    @id:a-skill-whose-tools-fail-shall-take-no-other-skill-s-tools-away.an-mcp-server-that-cannot-be-reached-over-http-leaves-the-other-skills-tools-callable @added-by:skill-conformance @needs:mcp-http @needs:python-tools @needs:problems @clause:registration.isolation.reported @clause:registration.isolation.others-callable
     Scenario: An MCP server that cannot be reached over HTTP leaves the other skills' tools callable
       Given a skill `offline` declaring the MCP server `remote` by a URL where nothing listens
       And a skill `healthy` declaring the Python tool `json:loads`
@@ -184,7 +195,7 @@ Feature: skill-tool-registration
       And the agent sees no tool starting with `offline__`
       And a problem is reported naming `offline` and `remote`
 
-    @id:a-skill-whose-tools-fail-shall-take-no-other-skill-s-tools-away.entering-the-skill-manager-starts-the-other-mcp-servers-when-one-exits-at-once @added-by:skill-conformance @needs:lifecycle @needs:mcp @needs:problems
+    @id:a-skill-whose-tools-fail-shall-take-no-other-skill-s-tools-away.entering-the-skill-manager-starts-the-other-mcp-servers-when-one-exits-at-once @added-by:skill-conformance @needs:lifecycle @needs:mcp @needs:problems @clause:registration.isolation.others-start @clause:registration.isolation.late-reported @clause:registration.isolation.no-retry
     Scenario: Entering the skill manager starts the other MCP servers when one exits at once
       Given a skill `alpha` declaring the MCP server `first` with the tool `echo`
       And a skill `crashing` declaring the MCP server `dead` that exits at once
@@ -199,24 +210,25 @@ Feature: skill-tool-registration
 
   @requirement:skill-allowed-tools-shall-filter-registered-tools @delta:baseline @upstream-delta:added
   Rule: Skill allowed_tools SHALL filter registered tools
-    A skill's `allowed-tools` SHALL decide which of that skill's own tools the agent is offered, by bare
-    tool name; it SHALL NOT touch other skills' tools or non-skill tools. Not declaring `allowed-tools`
-    SHALL keep every tool of the skill; declaring it empty SHALL keep none.
+    [registration.allowed.by-bare-name] A skill's `allowed-tools` SHALL decide which of that skill's own
+    tools the agent is offered, by bare tool name; [registration.allowed.others] it SHALL NOT touch other
+    skills' tools or non-skill tools. [registration.allowed.undeclared] Not declaring `allowed-tools` SHALL
+    keep every tool of the skill; [registration.allowed.empty] declaring it empty SHALL keep none.
 
-    @id:skill-allowed-tools-shall-filter-registered-tools.allowed-tools-filters-skill-tools @needs:python-tools @needs:allowed-tools
+    @id:skill-allowed-tools-shall-filter-registered-tools.allowed-tools-filters-skill-tools @needs:python-tools @needs:allowed-tools @clause:registration.allowed.by-bare-name
     Scenario: allowed_tools filters skill tools
       Given a skill `restricted` declaring the Python tools `read`, `write` and `list`
       And the skill `restricted` allows only the tools `read` and `list`
       When the agent's tools are listed
       Then the agent sees exactly the tools `restricted__tool__read` and `restricted__tool__list`
 
-    @id:skill-allowed-tools-shall-filter-registered-tools.no-allowed-tools-means-all-tools-accessible @needs:python-tools @needs:allowed-tools
+    @id:skill-allowed-tools-shall-filter-registered-tools.no-allowed-tools-means-all-tools-accessible @needs:python-tools @needs:allowed-tools @clause:registration.allowed.undeclared
     Scenario: No allowed_tools means all tools accessible
       Given a skill `open` declaring the Python tools `read`, `write` and `list`
       When the agent's tools are listed
       Then the agent sees exactly the tools `open__tool__read`, `open__tool__write` and `open__tool__list`
 
-    @id:skill-allowed-tools-shall-filter-registered-tools.empty-allowed-tools-filters-all-skill-tools @needs:python-tools @needs:mcp @needs:allowed-tools
+    @id:skill-allowed-tools-shall-filter-registered-tools.empty-allowed-tools-filters-all-skill-tools @needs:python-tools @needs:mcp @needs:allowed-tools @clause:registration.allowed.empty @clause:registration.allowed.others @clause:manager.filter.empty
     Scenario: Empty allowed_tools filters all skill tools
       Given a skill `blocked` declaring the Python tools `read` and `write`
       And the skill `blocked` declares the MCP server `server1` with the tool `echo`
@@ -227,11 +239,13 @@ Feature: skill-tool-registration
 
   @requirement:skill-tool-registration-shall-survive-pool-rebuild @delta:baseline @upstream-delta:added
   Rule: Skill tool registration SHALL survive pool rebuild
-    \When the pool rebuilds its skills, the agent SHALL be offered exactly the tools of the skills that exist
-    after the rebuild: tools of added skills SHALL appear, tools of remaining skills SHALL stay and stay
-    callable, and tools of removed skills SHALL disappear.
+    [registration.rebuild.exact] When the pool rebuilds its skills, the agent SHALL be offered exactly the
+    tools of the skills as they are after the rebuild: [registration.rebuild.added] tools of added skills
+    SHALL appear, [registration.rebuild.remaining] tools of remaining skills SHALL stay and stay callable,
+    [registration.rebuild.changed] a remaining skill whose `SKILL.md` changed SHALL offer the tools it now
+    declares, and [registration.rebuild.removed] tools of removed skills SHALL disappear.
 
-    @id:skill-tool-registration-shall-survive-pool-rebuild.pool-rebuild-with-added-skill @needs:pool-rebuild @needs:python-tools
+    @id:skill-tool-registration-shall-survive-pool-rebuild.pool-rebuild-with-added-skill @needs:pool-rebuild @needs:python-tools @clause:registration.rebuild.exact @clause:registration.rebuild.added
     Scenario: Pool rebuild with added skill
       Given a skill `first` declaring the Python tool `json:loads`
       And the pool has started
@@ -239,7 +253,7 @@ Feature: skill-tool-registration
       And the pool rebuilds its skills
       Then the agent sees exactly the tools `first__tool__loads` and `second__tool__dumps`
 
-    @id:skill-tool-registration-shall-survive-pool-rebuild.pool-rebuild-with-removed-skill @added-by:skill-conformance @needs:pool-rebuild @needs:python-tools
+    @id:skill-tool-registration-shall-survive-pool-rebuild.pool-rebuild-with-removed-skill @added-by:skill-conformance @needs:pool-rebuild @needs:python-tools @clause:registration.rebuild.exact @clause:registration.rebuild.removed
     Scenario: Pool rebuild with removed skill
       Given a skill `keep` declaring the Python tool `json:loads`
       And a skill `drop` declaring the Python tool `json:dumps`
@@ -248,7 +262,7 @@ Feature: skill-tool-registration
       And the pool rebuilds its skills
       Then the agent sees exactly the tool `keep__tool__loads`
 
-    @id:skill-tool-registration-shall-survive-pool-rebuild.tools-that-remain-after-a-rebuild-stay-callable @added-by:skill-conformance @needs:pool-rebuild @needs:python-tools
+    @id:skill-tool-registration-shall-survive-pool-rebuild.tools-that-remain-after-a-rebuild-stay-callable @added-by:skill-conformance @needs:pool-rebuild @needs:python-tools @clause:registration.rebuild.remaining
     Scenario: Tools that remain after a rebuild stay callable
       Given a skill `first` declaring the Python tool `count`
       And the pool has started
@@ -259,18 +273,19 @@ Feature: skill-tool-registration
 
   @requirement:skill-tool-registration-shall-survive-for-run-copy @delta:baseline @upstream-delta:added
   Rule: Skill tool registration SHALL survive for_run() copy
-    The skill manager's copy for one agent run SHALL offer the same Python tools, under the same names, as
-    the manager it was copied from, and each SHALL be callable within that run; the MCP servers of the
-    skills SHALL be shared with that copy rather than started again.
+    [registration.for-run.same] The skill manager's copy for one agent run SHALL offer the same Python
+    tools, under the same names, as the manager it was copied from, and each SHALL be callable within that
+    run; [registration.for-run.shared-servers] the MCP servers of the skills SHALL be shared with that copy
+    rather than started again.
 
-    @id:skill-tool-registration-shall-survive-for-run-copy.for-run-preserves-python-tools @needs:python-tools
+    @id:skill-tool-registration-shall-survive-for-run-copy.for-run-preserves-python-tools @needs:python-tools @clause:registration.for-run.same @clause:manager.for-run.same-tools @clause:manager.for-run.callable
     Scenario: for_run preserves Python tools
       Given a skill `my-skill` declaring the Python tool `count`
       When an agent run calls `my-skill__tool__count` with `{}`
       Then the model was offered the tool `my-skill__tool__count` in that run
       And the tool returned `my-skill:count` in that run
 
-    @id:skill-tool-registration-shall-survive-for-run-copy.an-agent-run-on-an-entered-manager-starts-no-mcp-server-again @added-by:skill-conformance @needs:lifecycle @needs:mcp
+    @id:skill-tool-registration-shall-survive-for-run-copy.an-agent-run-on-an-entered-manager-starts-no-mcp-server-again @added-by:skill-conformance @needs:lifecycle @needs:mcp @clause:registration.for-run.shared-servers
     Scenario: An agent run on an entered manager starts no MCP server again
       Given a skill `my-skill` declaring the MCP server `server1` with the tool `echo`
       When the skill manager is entered

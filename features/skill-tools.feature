@@ -9,21 +9,25 @@ Feature: skill-tools
 
   @requirement:load-skill-tool-shall-resolve-skills-by-bare-name-or-uri @delta:baseline @upstream-delta:added
   Rule: load_skill tool SHALL resolve skills by bare name or URI
-    `load_skill` SHALL accept either a bare skill name or a flat `skill://{name}` URI and SHALL return the
-    skill's instructions as text. For a bare name it SHALL look in every visible skill source. The text
-    SHALL also name the skill's Python tools and its MCP servers. A name that no visible source has SHALL
-    fail with a not-found error whose message names the missing skill. A bare name that is not a plain
-    name (one holding a `/` or a `\`, or made of dots only) SHALL fail with a security error, and no file
-    SHALL be read for it: no byte of a file outside the skills and no absolute path of the host SHALL
-    reach the caller.
+    [tools.load.bare] `load_skill` SHALL return a skill's instructions as text when given its bare name,
+    [tools.load.uri] and when given its flat `skill://{name}` URI. [tools.load.every-source] For a bare
+    name it SHALL look in every visible skill source. [tools.load.names-tools] The text SHALL also name
+    the skill's Python tools that the agent is offered, and its MCP servers;
+    [tools.load.names-only-offered] it SHALL NOT name a Python tool of the skill that the agent is not
+    offered (one its `allowed-tools` leaves out, or one that could not be imported): a model told of a
+    tool it cannot call calls it in vain. [tools.load.not-found] A name that no visible source has SHALL
+    fail with a not-found error whose message names the missing skill. [tools.load.plain-name] A bare
+    name that is not a plain name (one holding a `/` or a `\`, or made of dots only) SHALL fail with a
+    security error, and [tools.load.plain-name-reads-nothing] no file SHALL be read for it: no byte of a
+    file outside the skills and no absolute path of the host SHALL reach the caller.
 
-    @id:load-skill-tool-shall-resolve-skills-by-bare-name-or-uri.load-skill-by-bare-name
+    @id:load-skill-tool-shall-resolve-skills-by-bare-name-or-uri.load-skill-by-bare-name @clause:tools.load.bare
     Scenario: Load skill by bare name
       Given a skill `ponytail` whose instructions are `Tie the hair back.`
       When `load_skill` is called with `ponytail`
       Then the text contains `Tie the hair back.`
 
-    @id:load-skill-tool-shall-resolve-skills-by-bare-name-or-uri.the-loaded-text-names-the-skill-s-python-tools-and-mcp-servers @added-by:skill-conformance @needs:python-tools @needs:mcp
+    @id:load-skill-tool-shall-resolve-skills-by-bare-name-or-uri.the-loaded-text-names-the-skill-s-python-tools-and-mcp-servers @added-by:skill-conformance @needs:python-tools @needs:mcp @clause:tools.load.names-tools
     Scenario: The loaded text names the skill's Python tools and MCP servers
       Given a skill `ponytail` whose instructions are `Tie the hair back.`
       And the skill `ponytail` declares the Python tool `json:loads`
@@ -33,19 +37,19 @@ Feature: skill-tools
       And the text contains `loads`
       And the text contains `brush`
 
-    @id:load-skill-tool-shall-resolve-skills-by-bare-name-or-uri.load-skill-by-uri @needs:skill-uri
+    @id:load-skill-tool-shall-resolve-skills-by-bare-name-or-uri.load-skill-by-uri @needs:skill-uri @clause:tools.load.uri
     Scenario: Load skill by URI
       Given a skill `ponytail` whose instructions are `Tie the hair back.`
       When `load_skill` is called with `skill://ponytail`
       Then the text contains `Tie the hair back.`
 
-    @id:load-skill-tool-shall-resolve-skills-by-bare-name-or-uri.skill-not-found @needs:error-kinds
+    @id:load-skill-tool-shall-resolve-skills-by-bare-name-or-uri.skill-not-found @needs:error-kinds @clause:tools.load.not-found
     Scenario: Skill not found
       Given a skill `ponytail`
       When `load_skill` is called with `nonexistent`
       Then the call fails with a not-found error naming `nonexistent`
 
-    @id:load-skill-tool-shall-resolve-skills-by-bare-name-or-uri.a-bare-name-holding-a-backslash-is-refused @added-by:skill-conformance
+    @id:load-skill-tool-shall-resolve-skills-by-bare-name-or-uri.a-bare-name-holding-a-backslash-is-refused @added-by:skill-conformance @clause:tools.load.plain-name-reads-nothing
     Scenario: A bare name holding a backslash is refused
       Given a skill `my-skill`
       And a file `secret.md` containing `TOPSECRET` next to the skills directory
@@ -53,14 +57,14 @@ Feature: skill-tools
       Then no result or error contains `TOPSECRET`
       And no result or error reveals a host path
 
-    @id:load-skill-tool-shall-resolve-skills-by-bare-name-or-uri.a-bare-name-holding-a-backslash-fails-with-a-security-error @added-by:skill-conformance @needs:error-kinds
+    @id:load-skill-tool-shall-resolve-skills-by-bare-name-or-uri.a-bare-name-holding-a-backslash-fails-with-a-security-error @added-by:skill-conformance @needs:error-kinds @clause:tools.load.plain-name
     Scenario: A bare name holding a backslash fails with a security error
       Given a skill `my-skill`
       And a file `secret.md` containing `TOPSECRET` next to the skills directory
       When `load_skill` is called with `..\secret.md`
       Then the call fails with a security error
 
-    @id:load-skill-tool-shall-resolve-skills-by-bare-name-or-uri.a-bare-name-holding-a-slash-is-refused @added-by:skill-conformance @needs:error-kinds
+    @id:load-skill-tool-shall-resolve-skills-by-bare-name-or-uri.a-bare-name-holding-a-slash-is-refused @added-by:skill-conformance @needs:error-kinds @clause:tools.load.plain-name @clause:tools.load.plain-name-reads-nothing
     Scenario: A bare name holding a slash is refused
       Given a skill `my-skill`
       And a file `secret.md` containing `TOPSECRET` next to the skills directory
@@ -68,7 +72,7 @@ Feature: skill-tools
       Then the call fails with a security error
       And no result or error contains `TOPSECRET`
 
-    @id:load-skill-tool-shall-resolve-skills-by-bare-name-or-uri.a-bare-name-made-of-dots-only-is-refused @added-by:skill-conformance @needs:error-kinds
+    @id:load-skill-tool-shall-resolve-skills-by-bare-name-or-uri.a-bare-name-made-of-dots-only-is-refused @added-by:skill-conformance @needs:error-kinds @clause:tools.load.plain-name
     Scenario: A bare name made of dots only is refused
       Given a skill `my-skill`
       When `load_skill` is called with `..`
@@ -76,33 +80,34 @@ Feature: skill-tools
 
   @requirement:load-skill-shall-dispatch-via-skillresource-protocol-for-mcp-providers @delta:baseline @upstream-delta:added
   Rule: load_skill SHALL dispatch via SkillResource protocol for MCP providers
-    `load_skill` and `list_skills` SHALL discover remote skills only through capabilities that are skill
-    resources (that list, read and check skills), and SHALL ask each of them; a capability that is not a
-    skill resource SHALL be passed over without an error. Local skills SHALL be found as before. A remote
-    skill's content served as bytes (an MCP blob resource) SHALL be read as UTF-8 text, a byte that is
-    not UTF-8 replaced rather than failing the load.
+    [tools.remote.discovery] `load_skill` and `list_skills` SHALL discover remote skills only through
+    capabilities that are skill resources (that list, read and check skills), and [tools.remote.each]
+    SHALL ask each of them; [tools.remote.skip-others] a capability that is not a skill resource SHALL be
+    passed over without an error. [tools.remote.local] Local skills SHALL be found as before.
+    [tools.remote.bytes] A remote skill's content served as bytes (an MCP blob resource) SHALL be read as
+    UTF-8 text, a byte that is not UTF-8 replaced rather than failing the load.
 
-    @id:load-skill-shall-dispatch-via-skillresource-protocol-for-mcp-providers.skill-discovery-via-protocol @needs:remote-skills @needs:mcp
+    @id:load-skill-shall-dispatch-via-skillresource-protocol-for-mcp-providers.skill-discovery-via-protocol @needs:remote-skills @needs:mcp @clause:tools.remote.discovery @clause:tools.remote.local
     Scenario: Skill discovery via protocol
       Given a skill `local-one`
       And a remote skill provider `hub` offering the skills `remote-one` and `remote-two`
       When `list_skills` is called
       Then the listed skill names are exactly `local-one`, `remote-one` and `remote-two`
 
-    @id:load-skill-shall-dispatch-via-skillresource-protocol-for-mcp-providers.non-skillresource-capabilities-are-skipped
+    @id:load-skill-shall-dispatch-via-skillresource-protocol-for-mcp-providers.non-skillresource-capabilities-are-skipped @clause:tools.remote.skip-others @clause:tools.remote.local
     Scenario: Non-SkillResource capabilities are skipped
       Given a skill `local-one`
       And a tool `ping` that belongs to no skill
       When `list_skills` is called
       Then the listed skill names are exactly `local-one`
 
-    @id:load-skill-shall-dispatch-via-skillresource-protocol-for-mcp-providers.remote-skill-loaded-by-bare-name @added-by:skill-conformance @needs:remote-skills @needs:mcp
+    @id:load-skill-shall-dispatch-via-skillresource-protocol-for-mcp-providers.remote-skill-loaded-by-bare-name @added-by:skill-conformance @needs:remote-skills @needs:mcp @clause:tools.remote.discovery @clause:tools.load.every-source
     Scenario: Remote skill loaded by bare name
       Given a remote skill provider `hub` offering the skills `remote-one`
       When `load_skill` is called with `remote-one`
       Then the text contains `Instructions of remote-one.`
 
-    @id:load-skill-shall-dispatch-via-skillresource-protocol-for-mcp-providers.a-remote-skill-served-as-bytes-is-loaded-as-its-text @added-by:skill-conformance @needs:remote-skills @needs:mcp
+    @id:load-skill-shall-dispatch-via-skillresource-protocol-for-mcp-providers.a-remote-skill-served-as-bytes-is-loaded-as-its-text @added-by:skill-conformance @needs:remote-skills @needs:mcp @clause:tools.remote.bytes
     Scenario: A remote skill served as bytes is loaded as its text
       Given a remote skill provider `hub` offering the skill `remote-bytes` as bytes
       When `load_skill` is called with `remote-bytes`
@@ -111,12 +116,13 @@ Feature: skill-tools
 
   @requirement:a-local-skill-shall-take-precedence-over-a-remote-skill-of-the-same-name @delta:baseline @added-by:skill-conformance
   Rule: A local skill SHALL take precedence over a remote skill of the same name
-    \When a remote skill provider offers a skill whose name is also a local skill's, `load_skill` SHALL
-    return the local skill, for a bare name and for `skill://{name}` alike: the pool's own skills
-    directory is the configuration the operator controls, and one name SHALL NOT give two different
-    skills depending on how it is written.
+    [tools.precedence.local-wins] When a remote skill provider offers a skill whose name is also a local
+    skill's, `load_skill` SHALL return the local skill, for a bare name and for `skill://{name}` alike:
+    the pool's own skills directory is the configuration the operator controls, and
+    [tools.precedence.one-skill] one name SHALL NOT give two different skills depending on how it is
+    written.
 
-    @id:a-local-skill-shall-take-precedence-over-a-remote-skill-of-the-same-name.a-local-skill-wins-over-a-remote-one-of-the-same-name-by-bare-name-and-by-uri @added-by:skill-conformance @needs:remote-skills @needs:mcp @needs:skill-uri
+    @id:a-local-skill-shall-take-precedence-over-a-remote-skill-of-the-same-name.a-local-skill-wins-over-a-remote-one-of-the-same-name-by-bare-name-and-by-uri @added-by:skill-conformance @needs:remote-skills @needs:mcp @needs:skill-uri @clause:tools.precedence.local-wins @clause:tools.precedence.one-skill
     Scenario: A local skill wins over a remote one of the same name, by bare name and by URI
       Given a skill `shared` whose instructions are `The local copy.`
       And a remote skill provider `hub` offering the skills `shared`
@@ -129,43 +135,48 @@ Feature: skill-tools
 
   @requirement:load-skill-shall-support-argument-substitution @delta:baseline @upstream-delta:added
   Rule: load_skill SHALL support argument substitution
-    \When `load_skill` is given arguments, it SHALL split them on whitespace and replace, in the returned
-    text, each `$N` (N from 1) by the N-th argument, and `$@` and `$ARGUMENTS` by the whole argument string.
-    A placeholder SHALL be read whole: `$10` is the tenth argument, never `$1` followed by `0`. A positional
-    placeholder without a matching argument SHALL stay as written. Text that an argument brings in SHALL
-    NOT be substituted again. Without arguments the text SHALL be returned unchanged.
+    [tools.args.split] When `load_skill` is given arguments, it SHALL split them on whitespace, any run
+    of spaces and tabs separating two arguments, [tools.args.positional] and replace, in the returned
+    text, each `$N` (N from 1) by the N-th argument (`$0` is no placeholder and stays as written),
+    [tools.args.all] and `$@` and `$ARGUMENTS` by the whole argument string as it was given, its
+    white space kept. [tools.args.uri] It SHALL do so whether the skill is named by its bare name or by
+    its `skill://{name}` URI. [tools.args.whole] A placeholder SHALL be read whole: `$10` is the tenth
+    argument, never `$1` followed by `0`. [tools.args.missing-stays] A positional placeholder without a
+    matching argument SHALL stay as written. [tools.args.once] Text that an argument brings in SHALL NOT
+    be substituted again, whichever placeholder brought it in. [tools.args.none] Without arguments the
+    text SHALL be returned unchanged.
 
-    @id:load-skill-shall-support-argument-substitution.positional-argument-substitution @needs:arguments
+    @id:load-skill-shall-support-argument-substitution.positional-argument-substitution @needs:arguments @clause:tools.args.positional @clause:tools.args.split
     Scenario: Positional argument substitution
       Given a skill `my-skill` whose instructions are `first=$1 second=$2`
       When `load_skill` is called with `my-skill` and the arguments `alpha beta`
       Then the text contains `first=alpha second=beta`
 
-    @id:load-skill-shall-support-argument-substitution.all-arguments-substitution @needs:arguments
+    @id:load-skill-shall-support-argument-substitution.all-arguments-substitution @needs:arguments @clause:tools.args.all
     Scenario: All arguments substitution
       Given a skill `my-skill` whose instructions are `all=[$@] again=[$ARGUMENTS]`
       When `load_skill` is called with `my-skill` and the arguments `alpha beta`
       Then the text contains `all=[alpha beta] again=[alpha beta]`
 
-    @id:load-skill-shall-support-argument-substitution.no-arguments-provided @needs:arguments
+    @id:load-skill-shall-support-argument-substitution.no-arguments-provided @needs:arguments @clause:tools.args.none
     Scenario: No arguments provided
       Given a skill `my-skill` whose instructions are `first=$1 all=$@`
       When `load_skill` is called with `my-skill`
       Then the text contains `first=$1 all=$@`
 
-    @id:load-skill-shall-support-argument-substitution.a-two-digit-placeholder-is-one-placeholder @added-by:skill-conformance @needs:arguments
+    @id:load-skill-shall-support-argument-substitution.a-two-digit-placeholder-is-one-placeholder @added-by:skill-conformance @needs:arguments @clause:tools.args.whole @clause:tools.args.positional
     Scenario: A two-digit placeholder is one placeholder
       Given a skill `my-skill` whose instructions are `one=$1 ten=$10 twelve=$12`
       When `load_skill` is called with `my-skill` and the arguments `a b c d e f g h i j k l`
       Then the text contains `one=a ten=j twelve=l`
 
-    @id:load-skill-shall-support-argument-substitution.a-placeholder-without-an-argument-stays @added-by:skill-conformance @needs:arguments
+    @id:load-skill-shall-support-argument-substitution.a-placeholder-without-an-argument-stays @added-by:skill-conformance @needs:arguments @clause:tools.args.missing-stays
     Scenario: A placeholder without an argument stays
       Given a skill `my-skill` whose instructions are `one=$1 ten=$10`
       When `load_skill` is called with `my-skill` and the arguments `alpha beta`
       Then the text contains `one=alpha ten=$10`
 
-    @id:load-skill-shall-support-argument-substitution.substituted-text-is-not-substituted-again @added-by:skill-conformance @needs:arguments
+    @id:load-skill-shall-support-argument-substitution.substituted-text-is-not-substituted-again @added-by:skill-conformance @needs:arguments @clause:tools.args.once
     Scenario: Substituted text is not substituted again
       Given a skill `my-skill` whose instructions are `one=$1 two=$2`
       When `load_skill` is called with `my-skill` and the arguments `$2 beta`
@@ -173,16 +184,19 @@ Feature: skill-tools
 
   @requirement:load-skill-shall-load-reference-files @delta:baseline @upstream-delta:added
   Rule: load_skill SHALL load reference files
-    Loading a skill SHALL include the content of the files in its `references/` directory. A single
-    reference SHALL also be readable as `skill://{name}/{path}`, giving that file's content alone, and any file of a skill SHALL be readable
-    by its path relative to the skill's directory through whatever reader serves skill files to an agent.
-    Any path that would lead outside the skill's directory, whether by `..` segments, by their
-    percent-encoded forms, by an absolute path or by a symbolic link, SHALL fail with a security error;
-    above all, no byte of a file outside the skill's directory and no absolute path of the host SHALL
-    reach the caller, in a result or in an error. A reference path that names no file of the skill SHALL
-    fail with a not-found error naming that path.
+    [tools.refs.inline] Loading a skill SHALL include the content of the files in its `references/`
+    directory. [tools.refs.uri] A single reference SHALL also be readable as `skill://{name}/{path}`,
+    giving that file's content alone, and [tools.refs.read-file] any file of a skill SHALL be readable by
+    its path relative to the skill's directory through whatever reader serves skill files to an agent,
+    whatever its name holds short of a path segment that is `..` (a file named `v1..v2.md` is a file of
+    the skill). [tools.refs.outside-security] Any path that would lead outside the skill's directory,
+    whether by `..` segments, by their percent-encoded forms, by an absolute path or by a symbolic link,
+    SHALL fail with a security error; [tools.refs.outside-nothing-leaks] above all, no byte of a file
+    outside the skill's directory and no absolute path of the host SHALL reach the caller, in a result or
+    in an error. [tools.refs.not-found] A reference path that names no file of the skill SHALL fail with a
+    not-found error naming that path.
 
-    @id:load-skill-shall-load-reference-files.load-skill-with-references @needs:inline-references
+    @id:load-skill-shall-load-reference-files.load-skill-with-references @needs:inline-references @clause:tools.refs.inline
     Scenario: Load skill with references
       Given a skill `my-skill` whose instructions are `See the guide.`
       And the skill `my-skill` has the reference file `references/guide.md` containing `GUIDE-CONTENT`
@@ -190,7 +204,7 @@ Feature: skill-tools
       Then the text contains `See the guide.`
       And the text contains `GUIDE-CONTENT`
 
-    @id:load-skill-shall-load-reference-files.path-traversal-in-reference-path-is-blocked @needs:skill-uri
+    @id:load-skill-shall-load-reference-files.path-traversal-in-reference-path-is-blocked @needs:skill-uri @clause:tools.refs.outside-nothing-leaks
     Scenario: Path traversal in reference path is blocked
       Given a skill `my-skill` with the file `references/guide.md` containing `GUIDE-CONTENT`
       And a file `secret.md` containing `TOPSECRET` next to the skills directory
@@ -198,21 +212,21 @@ Feature: skill-tools
       Then no result or error contains `TOPSECRET`
       And no result or error reveals a host path
 
-    @id:load-skill-shall-load-reference-files.path-traversal-in-reference-path-fails-with-a-security-error @added-by:skill-conformance @needs:skill-uri @needs:error-kinds
+    @id:load-skill-shall-load-reference-files.path-traversal-in-reference-path-fails-with-a-security-error @added-by:skill-conformance @needs:skill-uri @needs:error-kinds @clause:tools.refs.outside-security
     Scenario: Path traversal in reference path fails with a security error
       Given a skill `my-skill` with the file `references/guide.md` containing `GUIDE-CONTENT`
       And a file `secret.md` containing `TOPSECRET` next to the skills directory
       When `load_skill` is called with `skill://my-skill/references/../../../secret.md`
       Then the call fails with a security error
 
-    @id:load-skill-shall-load-reference-files.a-single-reference-is-read-by-uri @added-by:skill-conformance @needs:skill-uri
+    @id:load-skill-shall-load-reference-files.a-single-reference-is-read-by-uri @added-by:skill-conformance @needs:skill-uri @clause:tools.refs.uri
     Scenario: A single reference is read by URI
       Given a skill `my-skill`
       And the skill `my-skill` has the reference file `references/guide.md` containing `GUIDE-CONTENT`
       When `load_skill` is called with `skill://my-skill/references/guide.md`
       Then the text contains `GUIDE-CONTENT`
 
-    @id:load-skill-shall-load-reference-files.a-reference-read-by-uri-is-that-file-alone @added-by:skill-conformance @needs:skill-uri
+    @id:load-skill-shall-load-reference-files.a-reference-read-by-uri-is-that-file-alone @added-by:skill-conformance @needs:skill-uri @clause:tools.refs.uri
     Scenario: A reference read by URI is that file alone
       Given a skill `my-skill` whose instructions are `See the guide.`
       And the skill `my-skill` has the reference file `references/guide.md` containing `GUIDE-CONTENT`
@@ -220,14 +234,14 @@ Feature: skill-tools
       Then the text contains `GUIDE-CONTENT`
       And the text does not contain `See the guide.`
 
-    @id:load-skill-shall-load-reference-files.a-reference-that-does-not-exist-is-not-found @added-by:skill-conformance @needs:skill-uri @needs:error-kinds
+    @id:load-skill-shall-load-reference-files.a-reference-that-does-not-exist-is-not-found @added-by:skill-conformance @needs:skill-uri @needs:error-kinds @clause:tools.refs.not-found
     Scenario: A reference that does not exist is not found
       Given a skill `my-skill`
       And the skill `my-skill` has the reference file `references/guide.md` containing `GUIDE-CONTENT`
       When `load_skill` is called with `skill://my-skill/references/missing.md`
       Then the call fails with a not-found error naming `references/missing.md`
 
-    @id:load-skill-shall-load-reference-files.percent-encoded-traversal-is-blocked @added-by:skill-conformance @needs:skill-uri
+    @id:load-skill-shall-load-reference-files.percent-encoded-traversal-is-blocked @added-by:skill-conformance @needs:skill-uri @clause:tools.refs.outside-nothing-leaks
     Scenario: Percent-encoded traversal is blocked
       Given a skill `my-skill` with the file `references/guide.md` containing `GUIDE-CONTENT`
       And a file `secret.md` containing `TOPSECRET` next to the skills directory
@@ -235,14 +249,14 @@ Feature: skill-tools
       Then no result or error contains `TOPSECRET`
       And no result or error reveals a host path
 
-    @id:load-skill-shall-load-reference-files.percent-encoded-traversal-fails-with-a-security-error @added-by:skill-conformance @needs:skill-uri @needs:error-kinds
+    @id:load-skill-shall-load-reference-files.percent-encoded-traversal-fails-with-a-security-error @added-by:skill-conformance @needs:skill-uri @needs:error-kinds @clause:tools.refs.outside-security
     Scenario: Percent-encoded traversal fails with a security error
       Given a skill `my-skill` with the file `references/guide.md` containing `GUIDE-CONTENT`
       And a file `secret.md` containing `TOPSECRET` next to the skills directory
       When `load_skill` is called with `skill://my-skill/%2e%2e/%2e%2e/secret.md`
       Then the call fails with a security error
 
-    @id:load-skill-shall-load-reference-files.a-symlink-into-a-sibling-directory-that-shares-the-skill-s-name-prefix-is-blocked @added-by:skill-conformance @needs:symlinks @needs:skill-uri
+    @id:load-skill-shall-load-reference-files.a-symlink-into-a-sibling-directory-that-shares-the-skill-s-name-prefix-is-blocked @added-by:skill-conformance @needs:symlinks @needs:skill-uri @clause:tools.refs.outside-nothing-leaks
     Scenario: A symlink into a sibling directory that shares the skill's name prefix is blocked
       Given a skill `my-skill` with the file `references/guide.md` containing `GUIDE-CONTENT`
       And a skill `my-skill-evil` with the file `secret.md` containing `TOPSECRET`
@@ -251,7 +265,7 @@ Feature: skill-tools
       Then no result or error contains `TOPSECRET`
       And no result or error reveals a host path
 
-    @id:load-skill-shall-load-reference-files.a-symlink-leading-out-of-the-skill-fails-with-a-security-error @added-by:skill-conformance @needs:symlinks @needs:skill-uri @needs:error-kinds
+    @id:load-skill-shall-load-reference-files.a-symlink-leading-out-of-the-skill-fails-with-a-security-error @added-by:skill-conformance @needs:symlinks @needs:skill-uri @needs:error-kinds @clause:tools.refs.outside-security
     Scenario: A symlink leading out of the skill fails with a security error
       Given a skill `my-skill` with the file `references/guide.md` containing `GUIDE-CONTENT`
       And a skill `my-skill-evil` with the file `secret.md` containing `TOPSECRET`
@@ -259,13 +273,13 @@ Feature: skill-tools
       When `load_skill` is called with `skill://my-skill/references/link.md`
       Then the call fails with a security error
 
-    @id:load-skill-shall-load-reference-files.a-skill-s-file-is-read-by-its-relative-path @added-by:skill-conformance @needs:read-file
+    @id:load-skill-shall-load-reference-files.a-skill-s-file-is-read-by-its-relative-path @added-by:skill-conformance @needs:read-file @clause:tools.refs.read-file
     Scenario: A skill's file is read by its relative path
       Given a skill `my-skill` with the file `references/guide.md` containing `GUIDE-CONTENT`
       When the file `references/guide.md` of the skill `my-skill` is read
       Then the text contains `GUIDE-CONTENT`
 
-    @id:load-skill-shall-load-reference-files.reading-a-file-by-a-path-climbing-out-of-the-skill-reveals-nothing @added-by:skill-conformance @needs:read-file
+    @id:load-skill-shall-load-reference-files.reading-a-file-by-a-path-climbing-out-of-the-skill-reveals-nothing @added-by:skill-conformance @needs:read-file @clause:tools.refs.outside-nothing-leaks
     Scenario: Reading a file by a path climbing out of the skill reveals nothing
       Given a skill `my-skill` with the file `references/guide.md` containing `GUIDE-CONTENT`
       And a file `secret.md` containing `TOPSECRET` next to the skills directory
@@ -273,14 +287,14 @@ Feature: skill-tools
       Then no result or error contains `TOPSECRET`
       And no result or error reveals a host path
 
-    @id:load-skill-shall-load-reference-files.reading-a-file-by-an-absolute-path-reveals-nothing @added-by:skill-conformance @needs:read-file
+    @id:load-skill-shall-load-reference-files.reading-a-file-by-an-absolute-path-reveals-nothing @added-by:skill-conformance @needs:read-file @clause:tools.refs.outside-nothing-leaks
     Scenario: Reading a file by an absolute path reveals nothing
       Given a skill `my-skill` with the file `references/guide.md` containing `GUIDE-CONTENT`
       And a file `secret.md` containing `TOPSECRET` next to the skills directory
       When the file of the skill `my-skill` at the absolute path of `secret.md` is read
       Then no result or error contains `TOPSECRET`
 
-    @id:load-skill-shall-load-reference-files.reading-a-file-through-a-symlink-out-of-the-skill-reveals-nothing @added-by:skill-conformance @needs:read-file @needs:symlinks
+    @id:load-skill-shall-load-reference-files.reading-a-file-through-a-symlink-out-of-the-skill-reveals-nothing @added-by:skill-conformance @needs:read-file @needs:symlinks @clause:tools.refs.outside-nothing-leaks
     Scenario: Reading a file through a symlink out of the skill reveals nothing
       Given a skill `my-skill` with the file `references/guide.md` containing `GUIDE-CONTENT`
       And a skill `my-skill-evil` with the file `secret.md` containing `TOPSECRET`
@@ -289,14 +303,14 @@ Feature: skill-tools
       Then no result or error contains `TOPSECRET`
       And no result or error reveals a host path
 
-    @id:load-skill-shall-load-reference-files.reading-a-file-by-a-path-climbing-out-of-the-skill-fails-with-a-security-error @added-by:skill-conformance @needs:read-file @needs:error-kinds
+    @id:load-skill-shall-load-reference-files.reading-a-file-by-a-path-climbing-out-of-the-skill-fails-with-a-security-error @added-by:skill-conformance @needs:read-file @needs:error-kinds @clause:tools.refs.outside-security
     Scenario: Reading a file by a path climbing out of the skill fails with a security error
       Given a skill `my-skill` with the file `references/guide.md` containing `GUIDE-CONTENT`
       And a file `secret.md` containing `TOPSECRET` next to the skills directory
       When the file `../../secret.md` of the skill `my-skill` is read
       Then the call fails with a security error
 
-    @id:load-skill-shall-load-reference-files.an-absolute-reference-path-is-blocked @added-by:skill-conformance @needs:skill-uri @needs:error-kinds
+    @id:load-skill-shall-load-reference-files.an-absolute-reference-path-is-blocked @added-by:skill-conformance @needs:skill-uri @needs:error-kinds @clause:tools.refs.outside-security @clause:tools.refs.outside-nothing-leaks
     Scenario: An absolute reference path is blocked
       Given a skill `my-skill`
       And a file `secret.md` containing `TOPSECRET` next to the skills directory
@@ -306,19 +320,22 @@ Feature: skill-tools
 
   @requirement:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded @delta:baseline @added-by:skill-conformance
   Rule: Reading a reference file SHALL stay inside the skill and bounded
-    A reference file SHALL be read from the very file whose place was checked, at the time of the call:
-    a reference replaced by a symbolic link after the skill was loaded SHALL be refused like any link
-    leading outside the skill, and no byte from outside SHALL reach the caller. Reading a reference SHALL
-    be bounded: a file larger than a limit the implementation states (16 MiB at most) SHALL NOT be read
-    whole. A reference that is a symbolic link loop, is not a regular file, cannot be read, is larger
-    than the limit, or whose name is too long for the file system or holds a NUL byte SHALL fail with a
-    not-found, security or invalid-config error, never with any other failure and never by blocking (a
-    named pipe that no process writes to is such a reference), and no error SHALL reveal a host path (the
-    skills directory's or one below it). Such a reference SHALL NOT make a bare-name `load_skill` of its
-    skill fail: the skill's instructions and its other references SHALL still be returned. A symbolic
-    link whose target, relative or absolute, stays inside the skill's directory SHALL be followed.
+    [tools.bounds.at-call] A reference file SHALL be read from the very file whose place was checked, at
+    the time of the call: a reference replaced by a symbolic link after the skill was loaded SHALL be
+    refused like any link leading outside the skill, and no byte from outside SHALL reach the caller.
+    [tools.bounds.size] Reading a reference SHALL be bounded: a file larger than a limit the
+    implementation states (16 MiB at most) SHALL NOT be read whole. [tools.bounds.error-kinds] A reference
+    that is a symbolic link loop, is not a regular file, cannot be read, is larger than the limit, or whose
+    name is too long for the file system or holds a NUL byte SHALL fail with a not-found, security or
+    invalid-config error, never with any other failure and never by blocking (a named pipe that no process
+    writes to is such a reference), and [tools.bounds.no-host-path] no error SHALL reveal a host path (the
+    skills directory's or one below it). [tools.bounds.bare-load] Such a reference SHALL NOT make a
+    bare-name `load_skill` of its skill fail: the skill's instructions and its other references SHALL
+    still be returned. [tools.bounds.inside-links] A symbolic link whose target, relative or absolute,
+    stays inside the skill's directory SHALL be followed, however the skills directory itself is reached
+    (through a symbolic link to it, say).
 
-    @id:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded.a-reference-replaced-by-a-link-after-loading-is-not-followed-outside-the-skill @added-by:skill-conformance @needs:symlinks @needs:skill-uri @needs:error-kinds
+    @id:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded.a-reference-replaced-by-a-link-after-loading-is-not-followed-outside-the-skill @added-by:skill-conformance @needs:symlinks @needs:skill-uri @needs:error-kinds @clause:tools.bounds.at-call
     Scenario: A reference replaced by a link after loading is not followed outside the skill
       Given a skill `my-skill`
       And the skill `my-skill` has the reference file `references/guide.md` containing `GUIDE-CONTENT`
@@ -332,7 +349,7 @@ Feature: skill-tools
       Then the text contains `Instructions of my-skill.`
       And the text does not contain `TOPSECRET`
 
-    @id:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded.a-reference-that-is-a-symlink-loop-gives-an-error-never-a-crash @added-by:skill-conformance @needs:symlinks @needs:skill-uri @needs:error-kinds
+    @id:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded.a-reference-that-is-a-symlink-loop-gives-an-error-never-a-crash @added-by:skill-conformance @needs:symlinks @needs:skill-uri @needs:error-kinds @clause:tools.bounds.error-kinds @clause:tools.bounds.no-host-path
     Scenario: A reference that is a symlink loop gives an error, never a crash
       Given a skill `my-skill`
       And the skill `my-skill` has the reference `references/loop.md` linking to `loop.md`
@@ -340,7 +357,7 @@ Feature: skill-tools
       Then the call fails with a not-found, security or invalid-config error
       And no result or error reveals a host path
 
-    @id:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded.a-looping-reference-does-not-stop-a-bare-name-load-of-its-skill @added-by:skill-conformance @needs:symlinks @needs:inline-references
+    @id:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded.a-looping-reference-does-not-stop-a-bare-name-load-of-its-skill @added-by:skill-conformance @needs:symlinks @needs:inline-references @clause:tools.bounds.bare-load
     Scenario: A looping reference does not stop a bare-name load of its skill
       Given a skill `my-skill` whose instructions are `See the guide.`
       And the skill `my-skill` has the reference file `references/guide.md` containing `GUIDE-CONTENT`
@@ -350,7 +367,7 @@ Feature: skill-tools
       And the text contains `GUIDE-CONTENT`
       And no result or error reveals a host path
 
-    @id:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded.an-oversized-reference-is-not-read-whole @added-by:skill-conformance @needs:skill-uri @needs:error-kinds
+    @id:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded.an-oversized-reference-is-not-read-whole @added-by:skill-conformance @needs:skill-uri @needs:error-kinds @clause:tools.bounds.size @clause:tools.bounds.error-kinds @clause:tools.bounds.no-host-path
     Scenario: An oversized reference is not read whole
       Given a skill `my-skill`
       And the skill `my-skill` has the sparse reference file `references/huge.md` of 17 MiB
@@ -358,7 +375,7 @@ Feature: skill-tools
       Then the call fails with a not-found, security or invalid-config error
       And no result or error reveals a host path
 
-    @id:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded.a-reference-that-is-a-named-pipe-gives-an-error-without-blocking @added-by:skill-conformance @needs:skill-uri @needs:error-kinds
+    @id:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded.a-reference-that-is-a-named-pipe-gives-an-error-without-blocking @added-by:skill-conformance @needs:skill-uri @needs:error-kinds @clause:tools.bounds.error-kinds @clause:tools.bounds.no-host-path
     Scenario: A reference that is a named pipe gives an error without blocking
       Given a skill `my-skill`
       And the skill `my-skill` has the reference `references/pipe.md` that is a named pipe
@@ -366,7 +383,7 @@ Feature: skill-tools
       Then the call fails with a not-found, security or invalid-config error
       And no result or error reveals a host path
 
-    @id:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded.a-named-pipe-among-the-references-does-not-stop-a-bare-name-load-of-its-skill @added-by:skill-conformance @needs:inline-references
+    @id:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded.a-named-pipe-among-the-references-does-not-stop-a-bare-name-load-of-its-skill @added-by:skill-conformance @needs:inline-references @clause:tools.bounds.bare-load
     Scenario: A named pipe among the references does not stop a bare-name load of its skill
       Given a skill `my-skill` whose instructions are `See the guide.`
       And the skill `my-skill` has the reference file `references/guide.md` containing `GUIDE-CONTENT`
@@ -376,7 +393,7 @@ Feature: skill-tools
       And the text contains `GUIDE-CONTENT`
       And no result or error reveals a host path
 
-    @id:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded.a-reference-linking-by-absolute-path-to-a-file-of-its-own-skill-is-read @added-by:skill-conformance @needs:symlinks @needs:skill-uri
+    @id:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded.a-reference-linking-by-absolute-path-to-a-file-of-its-own-skill-is-read @added-by:skill-conformance @needs:symlinks @needs:skill-uri @clause:tools.bounds.inside-links
     Scenario: A reference linking by absolute path to a file of its own skill is read
       Given a skill `my-skill`
       And the skill `my-skill` has the reference file `references/guide.md` containing `GUIDE-CONTENT`
@@ -384,7 +401,7 @@ Feature: skill-tools
       When `load_skill` is called with `skill://my-skill/references/alias.md`
       Then the text contains `GUIDE-CONTENT`
 
-    @id:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded.a-reference-linking-up-to-a-file-of-its-own-skill-is-read @added-by:skill-conformance @needs:symlinks @needs:skill-uri
+    @id:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded.a-reference-linking-up-to-a-file-of-its-own-skill-is-read @added-by:skill-conformance @needs:symlinks @needs:skill-uri @clause:tools.bounds.inside-links
     Scenario: A reference linking up to a file of its own skill is read
       Given a skill `my-skill`
       And the skill `my-skill` has the reference file `references/guide.md` containing `GUIDE-CONTENT`
@@ -392,7 +409,7 @@ Feature: skill-tools
       When `load_skill` is called with `skill://my-skill/references/nested/up.md`
       Then the text contains `GUIDE-CONTENT`
 
-    @id:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded.a-reference-path-holding-a-nul-byte-gives-an-error-never-a-crash @added-by:skill-conformance @needs:skill-uri @needs:error-kinds
+    @id:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded.a-reference-path-holding-a-nul-byte-gives-an-error-never-a-crash @added-by:skill-conformance @needs:skill-uri @needs:error-kinds @clause:tools.bounds.error-kinds @clause:tools.bounds.no-host-path
     Scenario: A reference path holding a NUL byte gives an error, never a crash
       Given a skill `my-skill`
       And the skill `my-skill` has the reference file `references/guide.md` containing `GUIDE-CONTENT`
@@ -400,7 +417,7 @@ Feature: skill-tools
       Then the call fails with a not-found, security or invalid-config error
       And no result or error reveals a host path
 
-    @id:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded.a-reference-name-too-long-for-the-file-system-gives-an-error-never-a-crash @added-by:skill-conformance @needs:skill-uri @needs:error-kinds
+    @id:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded.a-reference-name-too-long-for-the-file-system-gives-an-error-never-a-crash @added-by:skill-conformance @needs:skill-uri @needs:error-kinds @clause:tools.bounds.error-kinds @clause:tools.bounds.no-host-path
     Scenario: A reference name too long for the file system gives an error, never a crash
       Given a skill `my-skill`
       When `load_skill` is called with `skill://my-skill/references/` followed by a name of 300 characters
@@ -409,11 +426,11 @@ Feature: skill-tools
 
   @requirement:list-skills-shall-return-all-visible-skills @delta:baseline @upstream-delta:added
   Rule: list_skills SHALL return all visible skills
-    `list_skills` SHALL return one entry per skill visible to the agent, local and remote, each with the
-    skill's name, its description, its source (`local`, or the name of the remote provider) and, for a
-    local skill, its flat URI `skill://{name}`.
+    [tools.list.entries] `list_skills` SHALL return one entry per skill visible to the agent, local and
+    remote, each with the skill's name, its description, [tools.list.source] its source (`local`, or the
+    name of the remote provider) and, [tools.list.uri] for a local skill, its flat URI `skill://{name}`.
 
-    @id:list-skills-shall-return-all-visible-skills.list-skills-from-multiple-sources @needs:remote-skills @needs:mcp @needs:listing-source
+    @id:list-skills-shall-return-all-visible-skills.list-skills-from-multiple-sources @needs:remote-skills @needs:mcp @needs:listing-source @clause:tools.list.entries @clause:tools.list.source @clause:tools.remote.discovery
     Scenario: List skills from multiple sources
       Given skills `one`, `two` and `three`
       And a remote skill provider `hub` offering the skills `four` and `five`
@@ -423,14 +440,14 @@ Feature: skill-tools
       And the listed skill `one` has the source `local`
       And the listed skill `four` has the source `hub`
 
-    @id:list-skills-shall-return-all-visible-skills.local-skills-are-listed-with-flat-skill-uris @added-by:skill-conformance @needs:listing-source
+    @id:list-skills-shall-return-all-visible-skills.local-skills-are-listed-with-flat-skill-uris @added-by:skill-conformance @needs:listing-source @clause:tools.list.uri
     Scenario: Local skills are listed with flat skill URIs
       Given skills `one` and `two`
       When `list_skills` is called
       Then the listed skill `one` has the URI `skill://one`
       And the listed skill `two` has the URI `skill://two`
 
-    @id:list-skills-shall-return-all-visible-skills.a-remote-skill-is-listed-with-the-description-its-provider-gives @added-by:skill-conformance @needs:remote-skills @needs:mcp
+    @id:list-skills-shall-return-all-visible-skills.a-remote-skill-is-listed-with-the-description-its-provider-gives @added-by:skill-conformance @needs:remote-skills @needs:mcp @clause:tools.list.entries
     Scenario: A remote skill is listed with the description its provider gives
       Given a skill `local-one`
       And a remote skill provider `hub` offering the skills `remote-one`
@@ -439,17 +456,17 @@ Feature: skill-tools
 
   @requirement:load-skill-and-list-skills-shall-be-available-to-all-agents @delta:baseline @upstream-delta:added
   Rule: load_skill and list_skills SHALL be available to all agents
-    Every agent, whichever path created it (a session pool, the agent factory, standalone execution without
-    a pool session, or a child session), SHALL be offered `load_skill` and `list_skills`, and calling them
-    SHALL work on the pool's skills.
+    [tools.all-agents.offered] Every agent, whichever path created it (a session pool, the agent factory,
+    standalone execution without a pool session, or a child session), SHALL be offered `load_skill` and
+    `list_skills`, and [tools.all-agents.work] calling them SHALL work on the pool's skills.
 
-    @id:load-skill-and-list-skills-shall-be-available-to-all-agents.standalone-agent-has-load-skill @needs:standalone-agent
+    @id:load-skill-and-list-skills-shall-be-available-to-all-agents.standalone-agent-has-load-skill @needs:standalone-agent @clause:tools.all-agents.offered
     Scenario: Standalone agent has load_skill
       Given a skill `my-skill`
       When a standalone agent is created without a session pool
       Then that agent is offered the tools `load_skill` and `list_skills`
 
-    @id:load-skill-and-list-skills-shall-be-available-to-all-agents.child-session-agent-has-load-skill @needs:child-session
+    @id:load-skill-and-list-skills-shall-be-available-to-all-agents.child-session-agent-has-load-skill @needs:child-session @clause:tools.all-agents.offered @clause:tools.all-agents.work
     Scenario: Child session agent has load_skill
       Given a skill `my-skill`
       When an agent is created for a child session

@@ -11,12 +11,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from skill_conformance.gherkin import SpecError, discover, parse_spec
+from skill_conformance.gherkin.clauses import Clause
 from skill_conformance.gherkin.errors import Diagnostic
+from skill_conformance.gherkin.generate import tree_problems
 from skill_conformance.gherkin.ids import scenario_id
 from skill_conformance.gherkin.model import Capability, Delta, Requirement, Scenario
 from skill_conformance.gherkin.render import unique_names
 
-__all__ = ["Catalogue", "Entry", "load_catalogue", "specs_of"]
+__all__ = ["Catalogue", "ClauseEntry", "Entry", "load_catalogue", "specs_of"]
 
 
 @dataclass(frozen=True)
@@ -33,6 +35,21 @@ class Entry:
     def key(self) -> str:
         """``{capability}/{id}``: the key results and expectations files use."""
         return f"{self.capability}/{self.id}"
+
+
+@dataclass(frozen=True)
+class ClauseEntry:
+    """One normative clause of the specs and the scenarios that check it."""
+
+    capability: str
+    requirement: Requirement
+    clause: Clause
+    checked_by: tuple[Entry, ...]
+
+    @property
+    def checked(self) -> bool:
+        """Whether a scenario checks it."""
+        return bool(self.checked_by)
 
 
 @dataclass(frozen=True)
@@ -62,6 +79,20 @@ class Catalogue:
                     )
         return found
 
+    def clauses(self) -> list[ClauseEntry]:
+        """Every clause of a requirement not removed, in spec order, with its checking scenarios."""
+        checking: dict[str, list[Entry]] = {}
+        for entry in self.entries():
+            for clause in entry.scenario.clauses:
+                checking.setdefault(clause, []).append(entry)
+        return [
+            ClauseEntry(capability.name, requirement, clause, tuple(checking.get(clause.id, ())))
+            for capability in self.capabilities
+            for requirement in capability.requirements
+            if requirement.delta is not Delta.REMOVED
+            for clause in requirement.clauses
+        ]
+
 
 def specs_of(tree: Path) -> Path:
     """The specs directory of ``tree``: ``tree/specs`` when there is one, else ``tree`` itself."""
@@ -88,4 +119,6 @@ def load_catalogue(specs: Path, *, lenient: bool = False) -> Catalogue:
             problems.append(Diagnostic(spec.display, 1, f"cannot read: {error}"))
             continue
         capabilities.append(parsed.capability)
+    if not problems:  # a spec that did not parse would make its clauses look unknown
+        problems.extend(tree_problems(capabilities))
     return Catalogue(tuple(capabilities), tuple(problems))

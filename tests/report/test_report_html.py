@@ -96,3 +96,15 @@ def test_an_unreadable_results_file_is_one_line(
     assert err.startswith(f"skill-conformance: error: {bad}: not a skill-conformance-results/1")
     assert "\n" not in err
     assert not (tmp_path / "r.html").exists()
+
+
+def test_each_clause_stands_beside_the_scenarios_that_check_it(page: str) -> None:
+    first = ENTRIES[0]
+    clause = first.scenario.clauses[0]
+    row = page[page.index(f'<tr id="clause:{clause}">') :]
+    row = row[: row.index("</tr>")]
+    assert f"<code>[{clause}]</code>" in row
+    assert f'<a href="#{first.key}">' in row
+    assert f'checks: <a href="#clause:{clause}">{clause}</a>' in page
+    overview = page[page.index('<h2 id="overview">') :]
+    assert '<td data-label="Clauses">2 of 2 checked</td>' in overview

@@ -12,6 +12,7 @@ from skill_conformance.bundled import features_dir, specs_dir
 from skill_conformance.catalogue import load_catalogue, specs_of
 from skill_conformance.commands.report import Show, build_report, build_summary
 from skill_conformance.commands.trace import (
+    check_clauses,
     check_steps,
     coverage_against,
     coverage_lines,
@@ -78,15 +79,18 @@ def _trace(args: argparse.Namespace) -> int:
         return _error(str(error))
     problems = [str(problem) for problem in ours.problems]
     missing = requirements_without_scenarios(ours)
+    clauses = check_clauses(ours)
     steps = None if args.no_steps else check_steps(Path(args.root), args.steps, args.features)
     lines = [f"spec does not parse: {problem}" for problem in problems]
+    lines += clauses.lines()
     lines += own_lines(missing, steps)
     if theirs is not None:
         lines.append(f"against {args.against}:")
         lines += coverage_lines(coverage_against(ours, theirs), verbose=args.verbose)
     print("\n".join(lines))
-    failed = problems or missing or (steps is not None and not steps.ok)
-    return FOUND if failed else OK
+    unchecked = clauses.unchecked and not args.allow_unchecked
+    failed = problems or missing or unchecked or clauses.unmarked
+    return FOUND if failed or (steps is not None and not steps.ok) else OK
 
 
 def _expectations(args: argparse.Namespace) -> int:
@@ -162,10 +166,12 @@ def add_report_commands(commands: argparse._SubParsersAction[Any]) -> None:
 
     trace = commands.add_parser(
         "trace",
-        help="check that every requirement has a scenario and every step a definition",
-        description="Exit 0 when every requirement has a scenario and every step of "
-        "features/ a definition, 1 when not, 2 on errors. With --against, also list which "
-        "scenarios of another OpenSpec tree this suite covers by title (informational).",
+        help="check that every clause and requirement has a scenario and every step a definition",
+        description="List each normative clause of the specs with the scenarios that check it. "
+        "Exit 0 when every clause has a scenario (or a stated reason why none can check it), "
+        "every SHALL or MUST is inside a clause, every requirement has a scenario and every "
+        "step of features/ a definition; 1 when not; 2 on errors. With --against, also list "
+        "which scenarios of another OpenSpec tree this suite covers by title (informational).",
     )
     trace.add_argument("--specs", default=str(specs_dir()), metavar="DIR", help="our specs")
     trace.add_argument(
@@ -179,6 +185,11 @@ def add_report_commands(commands: argparse._SubParsersAction[Any]) -> None:
     )
     trace.add_argument("--root", default=".", metavar="DIR", help="where pytest runs (default: .)")
     trace.add_argument("--no-steps", action="store_true", help="skip the step definition check")
+    trace.add_argument(
+        "--allow-unchecked",
+        action="store_true",
+        help="list clauses no scenario checks without failing on them",
+    )
     trace.add_argument(
         "--against", metavar="DIR", help="another OpenSpec tree (its specs/ if it has one)"
     )

@@ -1,12 +1,15 @@
 """The traceability check (``skill-conformance trace``).
 
-Three questions, each answered from the files themselves:
+Four questions, each answered from the files themselves:
 
 1. Has every requirement of the specs at least one scenario?
-2. Has every step of every scenario in ``features/`` a step definition? pytest-bdd answers this
+2. Has every normative clause (each ``[id]`` the specs mark, see
+   :mod:`skill_conformance.gherkin.clauses`) a scenario tagged ``@clause:<id>`` that checks it, or a
+   stated reason why none can? And is every sentence holding SHALL or MUST inside a clause?
+3. Has every step of every scenario in ``features/`` a step definition? pytest-bdd answers this
    itself: ``pytest --generate-missing --feature features`` collects the suite and lists each step
    no definition matches and each scenario no test binds (exit status 100).
-3. Given another OpenSpec tree (``--against``), which of its scenarios does this suite cover, by
+4. Given another OpenSpec tree (``--against``), which of its scenarios does this suite cover, by
    title, and which not? Informational: it does not fail the check.
 """
 
@@ -19,12 +22,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from skill_conformance.catalogue import Catalogue, Entry
+from skill_conformance.catalogue import Catalogue, ClauseEntry, Entry
 from skill_conformance.gherkin.model import Delta
 
 __all__ = [
+    "ClauseCheck",
     "Coverage",
     "StepCheck",
+    "check_clauses",
     "check_steps",
     "coverage_against",
     "coverage_lines",
@@ -48,6 +53,63 @@ def requirements_without_scenarios(catalogue: Catalogue) -> list[str]:
         for requirement in capability.requirements
         if requirement.delta is not Delta.REMOVED and not requirement.scenarios
     ]
+
+
+@dataclass(frozen=True)
+class ClauseCheck:
+    """Which clauses are checked, and which normative text is in no clause."""
+
+    clauses: tuple[ClauseEntry, ...]
+    unmarked: tuple[str, ...]
+    """``path:line: text`` of each normative sentence part that opens no clause."""
+
+    @property
+    def unchecked(self) -> tuple[ClauseEntry, ...]:
+        """Clauses no scenario checks and that give no reason why none can."""
+        return tuple(c for c in self.clauses if not c.checked and not c.clause.untestable)
+
+    def lines(self) -> list[str]:
+        """Per clause, the scenarios that check it (or why none does), then what is wrong."""
+        untestable = [c for c in self.clauses if not c.checked and c.clause.untestable]
+        checked = len(self.clauses) - len(untestable) - len(self.unchecked)
+        out = [
+            f"clauses: {len(self.clauses)}: {checked} checked, {len(untestable)} untestable "
+            f"(with a reason), {len(self.unchecked)} unchecked"
+        ]
+        capability = ""
+        for entry in self.clauses:
+            if entry.capability != capability:
+                capability = entry.capability
+                out.append(f"  {capability}:")
+            clause = entry.clause
+            if entry.checked:
+                count = len(entry.checked_by)
+                out.append(f"    [{clause.id}] {count} scenario{'s' if count > 1 else ''}")
+                out += [f"        {e.name}" for e in entry.checked_by]
+            elif clause.untestable:
+                out.append(f"    [{clause.id}] untestable: {clause.untestable}")
+            else:
+                out.append(f"    [{clause.id}] UNCHECKED: {_excerpt(clause.text)}")
+        if self.unmarked:
+            out.append(f"normative text in no clause: {len(self.unmarked)}")
+            out += [f"  {line}" for line in self.unmarked]
+        return out
+
+
+def check_clauses(catalogue: Catalogue) -> ClauseCheck:
+    """The clauses of ``catalogue`` with the scenarios checking them, and unmarked SHALL/MUST."""
+    unmarked = tuple(
+        f"{capability.source}:{line}: {_excerpt(text)}"
+        for capability in catalogue.capabilities
+        for requirement in capability.requirements
+        if requirement.delta is not Delta.REMOVED
+        for line, text in requirement.unmarked
+    )
+    return ClauseCheck(tuple(catalogue.clauses()), unmarked)
+
+
+def _excerpt(text: str, limit: int = 120) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 @dataclass(frozen=True)

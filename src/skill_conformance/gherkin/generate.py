@@ -8,7 +8,9 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from skill_conformance.gherkin.clauses import clause_references
 from skill_conformance.gherkin.errors import Diagnostic, SpecError, UsageError
+from skill_conformance.gherkin.model import Capability
 from skill_conformance.gherkin.parser import parse_spec
 from skill_conformance.gherkin.render import render_feature
 
@@ -150,6 +152,7 @@ def generate(specs: list[SpecFile], *, lenient: bool = False) -> Generated:
     features: dict[str, str] = {}
     errors: list[Diagnostic] = []
     warnings: list[Diagnostic] = []
+    parsed: list[Capability] = []
     scenarios = 0
     for spec in specs:
         try:
@@ -168,4 +171,20 @@ def generate(specs: list[SpecFile], *, lenient: bool = False) -> Generated:
         warnings.extend(result.warnings)
         scenarios += sum(len(r.scenarios) for r in result.capability.requirements)
         features[f"{spec.capability}.feature"] = render_feature(result.capability)
+        parsed.append(result.capability)
+    if not errors:  # a spec that did not parse would make its clauses look unknown
+        errors.extend(tree_problems(parsed))
     return Generated(features, tuple(errors), tuple(warnings), scenarios)
+
+
+def tree_problems(capabilities: list[Capability]) -> list[Diagnostic]:
+    """What no single spec shows: a clause id marked in two specs, a tag naming no clause."""
+    return clause_references(
+        ((c.source, clause) for c in capabilities for r in c.requirements for clause in r.clauses),
+        (
+            (c.source, s.line, s.tags)
+            for c in capabilities
+            for r in c.requirements
+            for s in r.scenarios
+        ),
+    )

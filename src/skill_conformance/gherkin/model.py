@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from skill_conformance.gherkin.clauses import CLAUSE_TAG, Clause
+
 
 class Delta(StrEnum):
     """Which section a requirement came from; rendered as ``@delta:<value>``."""
@@ -84,6 +86,11 @@ class Scenario:
     tags: tuple[str, ...] = ()
     description: tuple[str, ...] = ()
 
+    @property
+    def clauses(self) -> tuple[str, ...]:
+        """The ids of the clauses this scenario checks (its ``@clause:`` tags)."""
+        return tuple(tag[len(CLAUSE_TAG) :] for tag in self.tags if tag.startswith(CLAUSE_TAG))
+
 
 @dataclass(frozen=True)
 class Note:
@@ -112,6 +119,8 @@ class Requirement:
         tags: Extra tags from a ``<!-- tags: ... -->`` comment.
         children: Scenarios and notes, in spec order.
         renamed_from: Old title when the requirement was renamed, else None.
+        clauses: The normative clauses its text marks (``[id]``), in order.
+        unmarked: ``(line, text)`` of each normative sentence part no marker opens.
 
     """
 
@@ -123,6 +132,8 @@ class Requirement:
     tags: tuple[str, ...] = ()
     children: tuple[Scenario | Note, ...] = ()
     renamed_from: str | None = None
+    clauses: tuple[Clause, ...] = ()
+    unmarked: tuple[tuple[int, str], ...] = ()
 
     @property
     def scenarios(self) -> tuple[Scenario, ...]:

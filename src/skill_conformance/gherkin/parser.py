@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 from skill_conformance.gherkin.body import parse_scenario_body, tidy_text
+from skill_conformance.gherkin.clauses import Clause, read_clauses, untestable_comment
 from skill_conformance.gherkin.errors import Diagnostic, SpecError
 from skill_conformance.gherkin.ids import slugify
 from skill_conformance.gherkin.markdown import (
@@ -76,6 +77,8 @@ class _RequirementBlock:
     sealed: bool = False
     description: tuple[str, ...] = ()
     tags: list[str] = field(default_factory=list)
+    clauses: tuple[Clause, ...] = ()
+    unmarked: tuple[tuple[int, str], ...] = ()
 
 
 @dataclass
@@ -133,6 +136,8 @@ class _Parser:
         self.entries: list[_RequirementBlock | _Rename] = []
         self.requirement_lines: dict[str, int] = {}
         """The line of each requirement slug taken (kept as requirements are added)."""
+        self.clause_lines: dict[str, int] = {}
+        """The line of each clause id marked so far."""
         self.section = _Section.NONE
         self.delta = Delta.BASELINE
         self.requirement: _RequirementBlock | None = None
@@ -429,14 +434,48 @@ class _Parser:
             return
         block.sealed = True
         text: list[str] = []
+        prose: list[tuple[int, str] | None] = []
+        untestable: dict[str, tuple[int, str]] = {}
         for line in block.body:
             if line.kind is Kind.TAGS:
                 block.tags.extend(line.tags)
-            elif line.kind is not Kind.COMMENT:
+            elif line.kind is Kind.COMMENT:
+                if (found := untestable_comment(line.text)) is not None:
+                    untestable[found[0]] = (line.no, found[1])
+            else:
                 if block.delta is not Delta.REMOVED and (s := step_bullet(line)) and s.bold:
                     self.tolerate(line.no, "step bullet outside a scenario", "kept as text")
                 text.append(line.text)
+                prose.append((line.no, line.text) if line.kind is Kind.TEXT else None)
         block.description = tidy_text(text)
+        self.read_clauses(block, prose, untestable)
+
+    def read_clauses(
+        self,
+        block: _RequirementBlock,
+        prose: list[tuple[int, str] | None],
+        untestable: dict[str, tuple[int, str]],
+    ) -> None:
+        """Take the clauses a requirement's text marks, with the reasons some are untestable."""
+        reading = read_clauses(prose)
+        for no, message in reading.problems:
+            raise self.fail(no, message)
+        clauses = []
+        for clause in reading.clauses:
+            first = self.clause_lines.get(clause.id)
+            if first is not None:
+                raise self.fail(
+                    clause.line, f"clause [{clause.id}] is marked twice (also line {first})"
+                )
+            self.clause_lines[clause.id] = clause.line
+            no, reason = untestable.pop(clause.id, (0, ""))
+            if no and not reason:
+                raise self.fail(no, f"untestable clause [{clause.id}] gives no reason")
+            clauses.append(Clause(clause.id, clause.text, clause.line, reason))
+        for name, (no, _) in untestable.items():
+            raise self.fail(no, f"untestable: [{name}] is no clause of this requirement")
+        block.clauses = tuple(clauses)
+        block.unmarked = reading.unmarked
 
     def resolve(self) -> tuple[Requirement, ...]:
         """Attach each rename to the requirement it names, or keep it as its own entry."""
@@ -483,6 +522,8 @@ def _requirement(block: _RequirementBlock) -> Requirement:
         tags=tuple(dict.fromkeys(block.tags)),
         children=tuple(block.children),
         renamed_from=block.renamed_from,
+        clauses=block.clauses,
+        unmarked=block.unmarked,
     )
 
 

@@ -9,12 +9,12 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from importlib import resources
 
-from skill_conformance.catalogue import Catalogue, Entry
+from skill_conformance.catalogue import Catalogue, ClauseEntry, Entry
 from skill_conformance.gherkin.model import DataTable, DocString, Step
 from skill_conformance.verdicts.results import Results, ScenarioResult
 from skill_conformance.verdicts.verdict import Verdict
 
-__all__ = ["Column", "render_report", "scenario_anchor", "shown"]
+__all__ = ["Column", "clause_anchor", "render_report", "scenario_anchor", "shown"]
 
 _NOT_PASSING = frozenset(Verdict) - {Verdict.PASSED, Verdict.NOT_APPLICABLE}
 """The verdicts the failing-only filter keeps: every one that is not a pass or a scenario that
@@ -83,6 +83,7 @@ def render_report(
 
     """
     entries = catalogue.entries()
+    clauses = _Clauses(catalogue.clauses())
     keys = [column.by_key() for column in columns]
     known = {entry.key for entry in entries}
     body = [
@@ -92,9 +93,9 @@ def render_report(
         f"the specs with digest <code>{_e(spec_digest[:23])}</code>.</p>",
         _runs(columns, spec_digest),
         _legend(),
-        _overview(columns, keys, entries),
+        _overview(columns, keys, entries, clauses),
         _filter(failing_only),
-        *_capabilities(columns, keys, entries),
+        *_capabilities(columns, keys, entries, clauses),
         _unknown(columns, known),
     ]
     css = (
@@ -186,21 +187,60 @@ def _filter(failing_only: bool) -> str:
     )
 
 
+class _Clauses:
+    """The clauses of the specs, by capability and requirement, with what checks them."""
+
+    def __init__(self, clauses: list[ClauseEntry]) -> None:
+        self.by_requirement: dict[tuple[str, str], list[ClauseEntry]] = {}
+        for clause in clauses:
+            key = (clause.capability, clause.requirement.slug)
+            self.by_requirement.setdefault(key, []).append(clause)
+
+    def of(self, capability: str, slug: str | None = None) -> list[ClauseEntry]:
+        """The clauses of one requirement, or of a whole capability."""
+        return [
+            clause
+            for (cap, req), found in self.by_requirement.items()
+            if cap == capability and slug in (None, req)
+            for clause in found
+        ]
+
+
+def _clause_count(clauses: list[ClauseEntry]) -> str:
+    if not clauses:
+        return '<span class="muted">none</span>'
+    checked = sum(1 for c in clauses if c.checked)
+    untestable = sum(1 for c in clauses if not c.checked and c.clause.untestable)
+    unchecked = len(clauses) - checked - untestable
+    note = f", {untestable} untestable" if untestable else ""
+    if unchecked:
+        note += f', <span class="warning">{unchecked} unchecked</span>'
+    return f"{checked} of {len(clauses)} checked{note}"
+
+
 def _overview(
-    columns: Sequence[Column], keys: Sequence[dict[str, ScenarioResult]], entries: list[Entry]
+    columns: Sequence[Column],
+    keys: Sequence[dict[str, ScenarioResult]],
+    entries: list[Entry],
+    clauses: _Clauses,
 ) -> str:
     heads = "".join(f"<th>{_e(c.label)}</th>" for c in columns)
     lines = [
         '<h2 id="overview">Overview</h2>',
         '<table class="overview">',
-        f'<tr class="head"><th>Capability / requirement</th><th>Scenarios</th>{heads}</tr>',
+        '<tr class="head"><th>Capability / requirement</th><th>Clauses</th><th>Scenarios</th>'
+        f"{heads}</tr>",
     ]
     for capability, requirements in _grouped(entries):
         group = [e for _, es in requirements for e in es]
-        lines.append(_overview_row("cap", capability, _anchor(capability), group, columns, keys))
+        counted = _clause_count(clauses.of(capability))
+        anchor = _anchor(capability)
+        lines.append(_overview_row("cap", capability, anchor, group, columns, keys, counted))
         for title, members in requirements:
-            anchor = _anchor(capability, members[0].requirement.slug)
-            lines.append(_overview_row("req", title, anchor, members, columns, keys))
+            slug = members[0].requirement.slug
+            counted = _clause_count(clauses.of(capability, slug))
+            anchor = _anchor(capability, slug)
+            lines.append(_overview_row("req", title, anchor, members, columns, keys, counted))
     lines.append("</table>")
     return "\n".join(lines)
 
@@ -212,6 +252,7 @@ def _overview_row(
     entries: list[Entry],
     columns: Sequence[Column],
     keys: Sequence[dict[str, ScenarioResult]],
+    clauses: str,
 ) -> str:
     cells = []
     for column, by_key in zip(columns, keys, strict=True):
@@ -222,6 +263,7 @@ def _overview_row(
         cells.append(_td(column.label, f"{chips} {note}"))
     return (
         f'<tr class="{kind}"><td class="{kind}"><a href="#{_e(anchor)}">{_inline(title)}</a></td>'
+        f'<td data-label="Clauses">{clauses}</td>'
         f'<td data-label="Scenarios">{len(entries)}</td>{"".join(cells)}</tr>'
     )
 
@@ -236,7 +278,10 @@ def _grouped(entries: list[Entry]) -> list[tuple[str, list[tuple[str, list[Entry
 
 
 def _capabilities(
-    columns: Sequence[Column], keys: Sequence[dict[str, ScenarioResult]], entries: list[Entry]
+    columns: Sequence[Column],
+    keys: Sequence[dict[str, ScenarioResult]],
+    entries: list[Entry],
+    clauses: _Clauses,
 ) -> Iterable[str]:
     heads = "".join(f"<th>{_e(c.label)}</th>" for c in columns)
     for capability, requirements in _grouped(entries):
@@ -249,6 +294,7 @@ def _capabilities(
             description = " ".join(line.strip() for line in requirement.description)
             if description:
                 yield f'<p class="normative">{_inline(description)}</p>'
+            yield _clause_table(clauses.of(capability, requirement.slug))
             yield f'<table class="matrix"><tr class="head"><th>Scenario</th>{heads}</tr>'
             for entry in members:
                 results = [by_key.get(entry.key) for by_key in keys]
@@ -264,10 +310,49 @@ def _capabilities(
         yield "</section>"
 
 
+def clause_anchor(clause: str) -> str:
+    """The fragment of a clause's row in its requirement's table of clauses."""
+    return f"clause:{clause}"
+
+
+def _clause_table(clauses: list[ClauseEntry]) -> str:
+    """Each clause of a requirement beside the scenarios that check it, or why none does."""
+    if not clauses:
+        return ""
+    rows = []
+    for entry in clauses:
+        clause = entry.clause
+        if entry.checked:
+            checked = ", ".join(
+                f'<a href="#{_e(scenario_anchor(e.key))}">{_inline(e.name)}</a>'
+                for e in entry.checked_by
+            )
+        elif clause.untestable:
+            checked = f'<span class="muted">untestable: {_inline(clause.untestable)}</span>'
+        else:
+            checked = '<span class="warning">no scenario checks it</span>'
+        rows.append(
+            f'<tr id="{_e(clause_anchor(clause.id))}">'
+            + _td("Clause", f"<code>[{_e(clause.id)}]</code> {_inline(clause.text)}", "clause")
+            + _td("Checked by", checked)
+            + "</tr>"
+        )
+    return (
+        '<table class="clauses"><tr class="head"><th>Clause</th><th>Checked by</th></tr>'
+        + "".join(rows)
+        + "</table>"
+    )
+
+
 def _scenario_cell(entry: Entry) -> str:
     steps = "".join(_step(step) for step in entry.scenario.steps)
+    checks = ", ".join(
+        f'<a href="#{_e(clause_anchor(clause))}">{_e(clause)}</a>'
+        for clause in entry.scenario.clauses
+    )
+    checked = f'<div class="checks">checks: {checks}</div>' if checks else ""
     return (
-        f'<td class="scenario"><div class="name">{_inline(entry.name)}</div>'
+        f'<td class="scenario"><div class="name">{_inline(entry.name)}</div>{checked}'
         f'<ol class="steps">{steps}</ol><div class="id">'
         f'<a href="#{_e(scenario_anchor(entry.key))}">@id:{_e(entry.id)}</a></div></td>'
     )
