@@ -24,8 +24,6 @@ import yaml
 from skill_conformance.bundled import specs_dir
 from skill_conformance.catalogue import load_catalogue
 
-pytestmark = pytest.mark.slow  # whole suite runs: `make ci`
-
 ROOT = Path(__file__).resolve().parents[2]
 ACTION = yaml.safe_load((ROOT / "action.yml").read_text("utf-8"))
 EXPRESSION = re.compile(r"\$\{\{\s*(.+?)\s*\}\}")
@@ -96,6 +94,16 @@ def test_the_action_declares_every_input_it_reads() -> None:
     assert ACTION["runs"]["using"] == "composite"
 
 
+def test_the_suite_takes_every_option_the_action_gives_it(tmp_path: Path) -> None:
+    """Quick (collection only), so that `make test` sees an option renamed under the action."""
+    runner, steps = _run_action(
+        tmp_path, impl="reference", expectations="", **{"pytest-args": "--collect-only -q"}
+    )
+    assert runner.outputs["run"]["exit-status"] == "0"
+    assert steps[-1] == ("Gate", 0)
+
+
+@pytest.mark.slow  # a whole suite run: `make ci`
 def test_a_passing_run_gates_green_with_its_reports(tmp_path: Path) -> None:
     runner, steps = _run_action(tmp_path, impl="reference", **{"pytest-args": "-q"})
     assert steps[0] == ("Install skill-conformance", None)
@@ -115,6 +123,7 @@ def test_a_passing_run_gates_green_with_its_reports(tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.slow  # a whole suite run: `make ci`
 def test_a_failing_run_fails_the_gate_and_says_why_on_the_job_page(tmp_path: Path) -> None:
     known = load_catalogue(specs_dir()).entries()[0].key
     expectations = tmp_path / "known.toml"

@@ -11,7 +11,9 @@ above the tests, which here are that project's.
 
 from __future__ import annotations
 
+import email
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -21,6 +23,7 @@ from pathlib import Path
 from xml.etree import ElementTree
 
 import pytest
+from packaging.specifiers import SpecifierSet
 
 from skill_conformance.bundled import features_dir
 
@@ -145,6 +148,7 @@ def test_the_wheel_installs_only_skill_conformance(installed: Installed) -> None
         "skill_conformance/_bundled/expectations/README.md",
         "skill_conformance/runtime/suite.ini",
         "skill_conformance/testing/launcher.c",
+        "skill_conformance/py.typed",  # an adapter subclassing the port is type-checked
     }
     features = {
         f"skill_conformance/_bundled/features/{path.name}" for path in features_dir().iterdir()
@@ -156,6 +160,33 @@ def test_the_wheel_installs_only_skill_conformance(installed: Installed) -> None
         next(name for name in names if name.endswith("entry_points.txt"))
     )
     assert b"[pytest11]" in entry_points
+
+
+def test_the_metadata_tells_an_index_and_a_resolver_what_they_need(installed: Installed) -> None:
+    wheel = zipfile.ZipFile(installed.wheel)
+    metadata = wheel.read(next(n for n in wheel.namelist() if n.endswith("/METADATA")))
+    message = email.message_from_bytes(metadata)
+    classifiers = message.get_all("Classifier")
+    assert "Framework :: Pytest" in classifiers
+    assert message["License-Expression"] == "MIT"
+    assert message["License-File"] == "LICENSE"
+    urls = dict(url.split(", ", 1) for url in message.get_all("Project-URL"))
+    assert {"Homepage", "Documentation", "Issues", "Source"} <= set(urls)
+    # Every Python the classifiers name is one Requires-Python admits, and the other way round.
+    named = {c.rsplit(" ", 1)[1] for c in classifiers if re.fullmatch(r".*:: 3\.\d+", c)}
+    admitted = SpecifierSet(message["Requires-Python"])
+    assert named == {f"3.{minor}" for minor in range(20) if f"3.{minor}" in admitted}
+    # pytest-bdd is bounded above: the suite reaches into its internals.
+    (bdd,) = [r for r in message.get_all("Requires-Dist") if r.startswith("pytest-bdd")]
+    assert any(s.operator == "<" for s in SpecifierSet(bdd.removeprefix("pytest-bdd")))
+    # The long description is the README, its links made absolute: they work on the index.
+    description = message.get_payload()
+    assert message["Description-Content-Type"] == "text/markdown"
+    assert description.startswith("# skill-conformance\n")
+    links = re.findall(r"\]\(([^)\s]+)\)", description)
+    assert links, "the README has links"
+    relative = [link for link in links if not re.match(r"[a-z]+://|#", link)]
+    assert relative == []
 
 
 def test_the_bundled_suite_passes_on_the_reference_from_an_empty_directory(
