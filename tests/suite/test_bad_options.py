@@ -17,6 +17,8 @@ import pytest
 from skill_conformance.commands.main import main
 
 ROOT = Path(__file__).resolve().parents[2]
+RESULTS = ROOT / "docs" / "notes" / "real-codebase-results" / "reference.json"
+"""A results file of a whole run, as the suite wrote it."""
 
 
 def _pytest_steps(*args: str) -> subprocess.CompletedProcess[str]:
@@ -112,7 +114,7 @@ def test_report_and_expectations_refuse_a_bad_results_file_in_one_line(
 def test_report_and_expectations_refuse_an_unwritable_out_in_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str, where: str
 ) -> None:
-    source = ROOT / "docs" / "results" / "reference.json"
+    source = RESULTS
     blocker = tmp_path / "file"
     blocker.write_text("x")
     out = tmp_path if where == "directory" else blocker / "out.html"
@@ -125,7 +127,7 @@ def test_report_and_expectations_refuse_an_unwritable_out_in_one_line(
 def test_a_bad_expectations_file_is_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    source = ROOT / "docs" / "results" / "reference.json"
+    source = RESULTS
     previous = tmp_path / "expected.toml"
     previous.write_bytes(b'implementation = "\xff"\n')
     assert main(["expectations", "--from", str(source), "--out", str(previous)]) == 2
@@ -149,7 +151,7 @@ def test_smoke_refuses_a_timeout_that_is_not_a_positive_finite_number(
 def test_an_interrupted_run_is_no_baseline_and_the_report_says_partial(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    data = json.loads((ROOT / "docs" / "results" / "reference.json").read_text())
+    data = json.loads(RESULTS.read_text())
     data.update(interrupted=True, exit_status=2, scenarios=data["scenarios"][:3])
     source = tmp_path / "interrupted.json"
     source.write_text(json.dumps(data))
