@@ -65,9 +65,10 @@ specs-validate: ## Validate openspec/ with the OpenSpec CLI (strict)
 	$(OPENSPEC) validate --specs --strict --no-interactive
 
 .PHONY: lint
-lint: sync ## ruff check and format check
+lint: sync ## ruff check and format check; the layers and no import cycles (import-linter)
 	$(UV) run --frozen ruff check .
 	$(UV) run --frozen ruff format --check .
+	$(UV) run --frozen lint-imports --no-cache
 
 .PHONY: typecheck
 typecheck: sync ## mypy --strict over the suite, the steps and the reference

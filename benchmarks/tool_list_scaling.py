@@ -33,7 +33,8 @@ from pathlib import Path
 from skill_conformance.port import Implementation, Setup
 from skill_conformance.runtime.blocking import blocking
 from skill_conformance.runtime.loading import load_implementation
-from skill_conformance.runtime.world import ServerLog, World
+from skill_conformance.runtime.servers import ServerLog
+from skill_conformance.runtime.world import World
 
 TOOLS = 100
 ALLOWED = 50

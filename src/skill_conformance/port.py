@@ -37,6 +37,7 @@ __all__ = [
     "ErrorKind",
     "Implementation",
     "McpChild",
+    "ResolvedSkill",
     "RunRecord",
     "Scope",
     "ServerCommand",

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from skill_conformance.bundled import specs_dir
 from skill_conformance.catalogue import load_catalogue
-from skill_conformance.runtime.world import pid_alive
+from skill_conformance.runtime.servers import pid_alive
 
 ROOT = Path(__file__).resolve().parents[2]
 IMPLS = ROOT / "tests" / "jsonlines_impl"

@@ -22,7 +22,7 @@ from skill_conformance.port import (
     SkillSystemError,
     ToolsChild,
 )
-from skill_conformance.runtime.world import pid_alive
+from skill_conformance.runtime.servers import pid_alive
 
 pytestmark = pytest.mark.anyio
 

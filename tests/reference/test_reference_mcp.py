@@ -17,7 +17,8 @@ from skill_conformance.reference.errors import SkillNotFoundError
 from skill_conformance.reference.loader import load_skills
 from skill_conformance.reference.manager import SkillManagerCap
 from skill_conformance.reference.mcp_client import http_server, stdio_server
-from skill_conformance.runtime.world import World, pid_alive
+from skill_conformance.runtime.servers import pid_alive
+from skill_conformance.runtime.world import World
 
 pytestmark = pytest.mark.anyio
 
@@ -104,7 +105,7 @@ def http_server_url(tmp_path: Path) -> Iterator[str]:
     """A real test MCP server over streamable HTTP that requires ``X-Token: s3cret``."""
     world = World(tmp_path / "http-world")
     try:
-        yield world.serve_mcp_over_http("remote", ["echo"], header=("X-Token", "s3cret"))
+        yield world.servers.serve_over_http("remote", ["echo"], header=("X-Token", "s3cret"))
     finally:
         world.teardown()
 

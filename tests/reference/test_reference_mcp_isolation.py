@@ -13,7 +13,7 @@ from reference_helpers import agent_run
 from skill_conformance.reference.loader import load_skills
 from skill_conformance.reference.manager import SkillManagerCap
 from skill_conformance.reference.pool import SkillPool
-from skill_conformance.runtime.world import pid_alive
+from skill_conformance.runtime.servers import pid_alive
 
 pytestmark = pytest.mark.anyio
 

@@ -66,7 +66,7 @@ def test_what_a_world_relies_on(tmp_path: Path) -> None:
         world.skill("tooled").allowed_tools = []
         world.add_mcp_server_by_url("web", "remote", "http://127.0.0.1:1/mcp")
         world.skill("plain").links["references/link.md"] = "../x"
-        provider = world.server_command("hub", skills=["remote-one"])
+        provider = world.servers.command("hub", skills=["remote-one"])
         needs = world_needs(world, [McpChild("hub", provider)])
         assert set(needs) == {
             A.PYTHON_TOOLS, A.ALLOWED_TOOLS, A.MCP_HTTP, A.SYMLINKS, A.MCP, A.REMOTE_SKILLS

@@ -17,7 +17,8 @@ import yaml
 
 from skill_conformance.adapters.import_path import ImportPath
 from skill_conformance.runtime import world as world_module
-from skill_conformance.runtime.world import ServerLog, SkillDraft, World, pid_alive
+from skill_conformance.runtime.servers import ServerLog, pid_alive
+from skill_conformance.runtime.world import SkillDraft, World
 
 
 def _frontmatter(path: Path) -> dict[str, object]:
@@ -179,8 +180,8 @@ import sys, time
 from pathlib import Path
 from skill_conformance.runtime.world import World
 world = World(Path(sys.argv[1]))
-world.serve_mcp_over_http("remote", ["echo"])
-print(world._processes[0].pid, flush=True)
+world.servers.serve_over_http("remote", ["echo"])
+print(world.servers._processes[0].pid, flush=True)
 time.sleep(120)
 """
 

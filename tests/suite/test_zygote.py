@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from skill_conformance.runtime.world import ServerLog, World, pid_alive
+from skill_conformance.runtime.servers import ServerLog, pid_alive
+from skill_conformance.runtime.world import World
 from skill_conformance.testing.launcher import HEADER
 from skill_conformance.testing.zygote import Zygote, launch_command, native_launcher
 
@@ -261,7 +262,7 @@ def test_the_worlds_server_commands_run_the_compiled_launcher(
     zygote: Zygote, compiled: Path, tmp_path: Path
 ) -> None:
     world = World(tmp_path, zygote=zygote.address)
-    command = world.server_command("w", tools=["getenv"])
+    command = world.servers.command("w", tools=["getenv"])
     assert command.command == str(compiled)
     process = subprocess.Popen(
         [command.command, *command.args],

@@ -28,7 +28,8 @@ from skill_conformance.runtime.abilities import operation_needs
 from skill_conformance.runtime.blocking import BlockingSkillSystem, ImplementationCrash, blocking
 from skill_conformance.runtime.loading import AdapterLoadError, load_implementation
 from skill_conformance.runtime.production import production_warnings
-from skill_conformance.runtime.world import ServerLog, World
+from skill_conformance.runtime.servers import ServerLog
+from skill_conformance.runtime.world import World
 
 __all__ = ["Check", "add_smoke", "smoke"]
 

@@ -59,15 +59,8 @@ def world_needs(
     """The abilities a system opened on ``world`` and ``children`` relies on, each with why."""
     needs: dict[Ability, str] = {}
     for draft in world.skills.values():
-        if draft.tools:
-            needs.setdefault(Ability.PYTHON_TOOLS, f"skill {draft.name!r} declares Python tools")
-        if draft.allowed_tools is not None:
-            needs.setdefault(Ability.ALLOWED_TOOLS, f"skill {draft.name!r} declares allowed-tools")
-        for server, entry in draft.mcp_servers.items():
-            ability = Ability.MCP_HTTP if "url" in entry else Ability.MCP
-            needs.setdefault(ability, f"skill {draft.name!r} declares the MCP server {server!r}")
-        if draft.links:
-            needs.setdefault(Ability.SYMLINKS, f"skill {draft.name!r} holds a symbolic link")
+        for ability, why in draft.needs().items():
+            needs.setdefault(ability, why)
     for child in children:
         if isinstance(child, McpChild):
             needs.setdefault(Ability.MCP, f"the MCP server {child.label!r} is a child")

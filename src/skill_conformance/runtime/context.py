@@ -34,7 +34,8 @@ from skill_conformance.port import (
 from skill_conformance.runtime.abilities import UntaggedAbility, world_needs
 from skill_conformance.runtime.blocking import BlockingSkillSystem, ImplementationHang, blocking
 from skill_conformance.runtime.production import production_warnings
-from skill_conformance.runtime.world import ServerLog, World, pauses, pid_alive
+from skill_conformance.runtime.servers import ServerLog, pauses, pid_alive
+from skill_conformance.runtime.world import World
 from skill_conformance.verdicts import Mismatch, expect
 
 __all__ = ["Outcome", "ScenarioContext"]

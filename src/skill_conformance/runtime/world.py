@@ -1,10 +1,14 @@
-"""A scenario's world on disk: real SKILL.md directories, tool modules and MCP server commands.
+"""A scenario's world on disk: real SKILL.md directories and tool modules.
 
 Steps describe skills in words; :class:`World` turns those words into files in a fresh temporary
 directory and, for tools named without a module, into a generated Python module of its own, in
 :attr:`World.modules_dir`, which reaches the implementation as ``Setup.python_path``. Nothing of
 one scenario's world is visible to another: each world has its own directory, no global import
 path names it, and its modules are dropped from ``sys.modules`` when it is torn down.
+
+A skill is described by a :class:`SkillDraft`, which alone knows how the skill is written and what
+an implementation needs to load it: a new feature of SKILL.md is added there. The test MCP servers
+the skills declare are processes, apart: :mod:`skill_conformance.runtime.servers`.
 """
 
 from __future__ import annotations
@@ -14,23 +18,19 @@ import json
 import os
 import re
 import shutil
-import socket
-import subprocess
 import sys
-import time
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from skill_conformance.port import McpChild, ServerCommand, Setup, ToolsChild
-from skill_conformance.testing.mcp_server import COMMAND_ARGS
-from skill_conformance.testing.zygote import launch_command, native_launcher
+from skill_conformance.port import Ability, McpChild, Setup, ToolsChild
+from skill_conformance.runtime.servers import Servers, free_port
 
-__all__ = ["ServerLog", "SkillDraft", "World", "pauses", "pid_alive"]
+__all__ = ["DUMPER", "GIVE_UP_AFTER", "SkillDraft", "World"]
 
 GIVE_UP_AFTER = 0.1
 """The bound (:attr:`Setup.give_up_after`) of a world holding a tool module or MCP server that never
@@ -83,6 +83,47 @@ class SkillDraft:
         header = yaml.dump(self.frontmatter(), Dumper=DUMPER, sort_keys=False, allow_unicode=True)
         return f"---\n{header}---\n{self.body()}\n"
 
+    def write(self, directory: Path) -> list[Path]:
+        """Write the skill into ``directory`` (created); the named pipes it made, to release."""
+        directory.mkdir(exist_ok=True)
+        (directory / "SKILL.md").write_text(self.render())
+        for relative, content in self.files.items():
+            target = directory / relative
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(content)
+        for relative, size in self.sparse.items():
+            target = directory / relative
+            target.parent.mkdir(parents=True, exist_ok=True)
+            with target.open("wb") as handle:
+                handle.truncate(size)
+        made = []
+        for relative in self.pipes:
+            pipe = directory / relative
+            pipe.parent.mkdir(parents=True, exist_ok=True)
+            if not pipe.exists():
+                os.mkfifo(pipe)
+                made.append(pipe)
+        for relative, link_target in self.links.items():
+            link = directory / relative
+            link.parent.mkdir(parents=True, exist_ok=True)
+            if not link.is_symlink():
+                link.symlink_to(link_target)
+        return made
+
+    def needs(self) -> dict[Ability, str]:
+        """The abilities an implementation needs to load the skill as written, each with why."""
+        needs: dict[Ability, str] = {}
+        if self.tools:
+            needs.setdefault(Ability.PYTHON_TOOLS, f"skill {self.name!r} declares Python tools")
+        if self.allowed_tools is not None:
+            needs.setdefault(Ability.ALLOWED_TOOLS, f"skill {self.name!r} declares allowed-tools")
+        for server, entry in self.mcp_servers.items():
+            ability = Ability.MCP_HTTP if "url" in entry else Ability.MCP
+            needs.setdefault(ability, f"skill {self.name!r} declares the MCP server {server!r}")
+        if self.links:
+            needs.setdefault(Ability.SYMLINKS, f"skill {self.name!r} holds a symbolic link")
+        return needs
+
 
 class World:
     """The files one scenario's skill system is opened on.
@@ -96,17 +137,16 @@ class World:
 
     def __init__(self, root: Path, zygote: str | None = None) -> None:
         self.root = root
-        self.zygote = zygote
         self.skills_dir = root / "skills"
         self.modules_dir = root / "modules"
         self.scratch = root / "scratch"
         self.mcp_log = root / "mcp.log"
+        self.servers = Servers(self.mcp_log, zygote)
+        """The test MCP servers: the commands the skills declare, and those the world runs."""
         self.skills: dict[str, SkillDraft] = {}
-        self.http_servers: dict[str, str] = {}
         self._module_names: list[str] = []
         self._written: set[str] = set()
         self._pipes: list[Path] = []
-        self._processes: list[subprocess.Popen[bytes]] = []
         self._give_up_after: float | None = None
         self._hanging_imports = False
         self.skills_dir_is_file = False
@@ -203,7 +243,7 @@ class World:
         """
         entry: dict[str, Any] = {}
         if with_command:
-            command = self.server_command(server, tools=tools)
+            command = self.servers.command(server, tools=tools)
             entry = {"command": command.command, "args": list(command.args)}
         if env:
             entry["env"] = dict(env)
@@ -220,12 +260,9 @@ class World:
         if failure == "missing":
             entry = {"command": str(self.root / "no-such-mcp-server")}
         elif failure == "unreachable":
-            with socket.socket() as probe:
-                probe.bind(("127.0.0.1", 0))
-                port = int(probe.getsockname()[1])
-            entry = {"url": f"http://127.0.0.1:{port}/mcp"}
+            entry = {"url": f"http://127.0.0.1:{free_port()}/mcp"}
         else:
-            command = self.server_command(server)
+            command = self.servers.command(server)
             entry = {"command": command.command, "args": [*command.args, "--mode", failure]}
             if failure == "hang":
                 self._give_up_after = GIVE_UP_AFTER
@@ -248,28 +285,6 @@ class World:
         draft.files.pop(relative, None)
         draft.links[relative] = str(self.root / outside)
 
-    def serve_mcp_over_http(
-        self, label: str, tools: Sequence[str], header: tuple[str, str] | None = None
-    ) -> str:
-        """Start the test MCP server ``label`` over streamable HTTP now; return its URL.
-
-        The server is the world's, not the implementation's: it is not in :attr:`mcp_log`, and
-        it stops at :meth:`teardown`. With ``header`` it refuses requests that lack it.
-        """
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            port = int(probe.getsockname()[1])
-        command = self.server_command(label, tools=tools, logged=False)
-        args = [command.command, *command.args, "--http", str(port)]
-        if header is not None:
-            args += ["--require-header", "=".join(header)]
-        process = subprocess.Popen(args, stdin=subprocess.DEVNULL)
-        self._processes.append(process)
-        _wait_for_port(port, process, timeout=20.0)
-        url = f"http://127.0.0.1:{port}/mcp"
-        self.http_servers[label] = url
-        return url
-
     def add_mcp_server_by_url(
         self, skill: str, server: str, url: str, headers: dict[str, str] | None = None
     ) -> None:
@@ -278,36 +293,6 @@ class World:
         if headers:
             entry["headers"] = dict(headers)
         self.skill(skill).mcp_servers[server] = entry
-
-    def server_command(
-        self,
-        label: str,
-        *,
-        tools: Sequence[str] = (),
-        skills: Sequence[str] = (),
-        binary_skills: Sequence[str] = (),
-        logged: bool = True,
-    ) -> ServerCommand:
-        """The command starting the suite's test MCP server (``logged``: to this world's log).
-
-        ``binary_skills`` are served as bytes (blobs) ending in one byte that is not UTF-8. With
-        a zygote, the command is the launcher it compiled, else the Python launcher
-        (:func:`launch_command`); without one, the server itself.
-        """
-        if self.zygote is None:
-            command = [sys.executable, *COMMAND_ARGS]
-        else:
-            command = launch_command(self.zygote, native_launcher(self.zygote))
-        args = ["--label", label]
-        if logged:
-            args += ["--log", str(self.mcp_log)]
-        for tool in tools:
-            args += ["--tool", tool]
-        for skill in skills:
-            args += ["--skill", skill]
-        for skill in binary_skills:
-            args += ["--binary-skill", skill]
-        return ServerCommand(command=command[0], args=(*command[1:], *args))
 
     def outside_file(self, name: str, content: str) -> Path:
         """A file next to (outside) the skills directory."""
@@ -380,29 +365,7 @@ class World:
             if existing.name not in wanted:
                 shutil.rmtree(existing) if existing.is_dir() else existing.unlink()
         for draft in self.skills.values():
-            directory = self.skills_dir / draft.name
-            directory.mkdir(exist_ok=True)
-            (directory / "SKILL.md").write_text(draft.render())
-            for relative, content in draft.files.items():
-                target = directory / relative
-                target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_text(content)
-            for relative, size in draft.sparse.items():
-                target = directory / relative
-                target.parent.mkdir(parents=True, exist_ok=True)
-                with target.open("wb") as handle:
-                    handle.truncate(size)
-            for relative in draft.pipes:
-                pipe = directory / relative
-                pipe.parent.mkdir(parents=True, exist_ok=True)
-                if not pipe.exists():
-                    os.mkfifo(pipe)
-                    self._pipes.append(pipe)
-            for relative, link_target in draft.links.items():
-                link = directory / relative
-                link.parent.mkdir(parents=True, exist_ok=True)
-                if not link.is_symlink():
-                    link.symlink_to(link_target)
+            self._pipes += draft.write(self.skills_dir / draft.name)
 
     def remove_skill(self, name: str) -> None:
         """Forget skill ``name`` and delete its directory."""
@@ -426,14 +389,7 @@ class World:
         self.release()
         if self._hanging_imports and self.scratch.is_dir():
             self.import_release.write_text("released")
-        for process in self._processes:
-            process.terminate()
-            try:
-                process.wait(10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
-        self._processes.clear()
+        self.servers.stop()
         for module in self._module_names:
             sys.modules.pop(module, None)
 
@@ -464,114 +420,3 @@ class World:
         )
         with (self.modules_dir / f"{module}.py").open("a") as handle:
             handle.write(source)
-
-
-def _wait_for_port(port: int, process: subprocess.Popen[bytes], timeout: float) -> None:
-    deadline = time.monotonic() + timeout
-    for _ in pauses():
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1.0).close()
-            return
-        except OSError:
-            if process.poll() is not None:
-                raise RuntimeError(
-                    f"the HTTP test MCP server exited with {process.returncode}"
-                ) from None
-            if time.monotonic() > deadline:
-                raise RuntimeError(
-                    f"the HTTP test MCP server is not listening on port {port}"
-                ) from None
-
-
-@dataclass(frozen=True)
-class _Event:
-    event: str
-    label: str
-    pid: int
-    """The process the implementation started."""
-    server_pid: int
-    """The process that served: ``pid`` itself, or the one a zygote forked for it."""
-
-
-class ServerLog:
-    """What the test MCP servers of one world recorded about their own lives."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-
-    def events(self) -> list[_Event]:
-        """Every start and stop, in the order they happened."""
-        if not self.path.exists():
-            return []
-        events = []
-        for line in self.path.read_text().splitlines():
-            record = json.loads(line)
-            pid = int(record["pid"])
-            server_pid = int(record.get("server_pid", pid))
-            events.append(_Event(record["event"], record["label"], pid, server_pid))
-        return events
-
-    def started(self) -> list[str]:
-        """Labels of the servers that started, in order."""
-        return [e.label for e in self.events() if e.event == "start"]
-
-    def stopped(self) -> list[str]:
-        """Labels of the servers that stopped, in order."""
-        return [e.label for e in self.events() if e.event == "stop"]
-
-    def running(self) -> list[str]:
-        """Labels of the servers that started and have not stopped, and whose process lives."""
-        alive: dict[int, _Event] = {}
-        for event in self.events():
-            if event.event == "start":
-                alive[event.server_pid] = event
-            else:
-                alive.pop(event.server_pid, None)
-        return [e.label for e in alive.values() if pid_alive(e.pid) or pid_alive(e.server_pid)]
-
-    def running_pids(self) -> set[int]:
-        """Process ids of the servers that started, have not stopped, and live."""
-        alive: set[int] = set()
-        for event in self.events():
-            (alive.add if event.event == "start" else alive.discard)(event.pid)
-        return {pid for pid in alive if pid_alive(pid)}
-
-    def pids(self) -> set[int]:
-        """Every process id a server of this world ever had (zygote-forked servers included)."""
-        return {pid for e in self.events() for pid in (e.pid, e.server_pid)}
-
-
-def pauses(first: float = 0.005, longest: float = 0.05) -> Iterator[None]:
-    """Sleep at each step of a polling loop, a little longer each time (up to ``longest``).
-
-    Short waits end soon; long ones cost little CPU.
-    """
-    pause = first
-    while True:
-        time.sleep(pause)
-        pause = min(pause * 2, longest)
-        yield
-
-
-def pid_alive(pid: int) -> bool:
-    """Whether process ``pid`` exists and is not a zombie."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    # A zombie still answers signal 0; look at its state where /proc exists.
-    if not _PROCFS.exists():
-        return True
-    try:
-        status = Path(f"/proc/{pid}/status").read_text()
-    except OSError:  # reaped since the signal: gone
-        return False
-    for line in status.splitlines():
-        if line.startswith("State:"):
-            return "Z" not in line.split(":", 1)[1]
-    return True
-
-
-_PROCFS = Path("/proc/self/status")

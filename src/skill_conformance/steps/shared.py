@@ -122,7 +122,7 @@ def given_mcp_server_with_env(
 def given_http_mcp_server(
     conformance: ScenarioContext, label: str, tool: str, name: str, value: str
 ) -> None:
-    conformance.world.serve_mcp_over_http(label, [tool], header=(name, value))
+    conformance.world.servers.serve_over_http(label, [tool], header=(name, value))
 
 
 @given(
@@ -134,7 +134,7 @@ def given_http_mcp_server(
 def given_mcp_server_by_url(
     conformance: ScenarioContext, skill: str, server: str, name: str, value: str
 ) -> None:
-    url = conformance.world.http_servers[server]
+    url = conformance.world.servers.http[server]
     conformance.world.add_mcp_server_by_url(skill, server, url, headers={name: value})
 
 
@@ -174,19 +174,19 @@ def given_tools_child(conformance: ScenarioContext, tool: str) -> None:
 
 @given(step("a non-skill MCP child `{label:v}` with the tool `{tool:v}`"))
 def given_mcp_child(conformance: ScenarioContext, label: str, tool: str) -> None:
-    server = conformance.world.server_command(label, tools=[tool])
+    server = conformance.world.servers.command(label, tools=[tool])
     conformance.children.append(McpChild(label=label, server=server))
 
 
 @given(step("a remote skill provider `{label:v}` offering the skills {skills:vs}"))
 def given_remote_provider(conformance: ScenarioContext, label: str, skills: list[str]) -> None:
-    server = conformance.world.server_command(label, skills=skills)
+    server = conformance.world.servers.command(label, skills=skills)
     conformance.children.append(McpChild(label=label, server=server))
 
 
 @given(step("a remote skill provider `{label:v}` offering the skill `{skill:v}` as bytes"))
 def given_remote_binary(conformance: ScenarioContext, label: str, skill: str) -> None:
-    server = conformance.world.server_command(label, binary_skills=[skill])
+    server = conformance.world.servers.command(label, binary_skills=[skill])
     conformance.children.append(McpChild(label=label, server=server))
 
 

@@ -36,9 +36,35 @@ from mcp.server.lowlevel.helper_types import ReadResourceContents
 from pydantic import AnyUrl
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from skill_conformance.testing.mcp_server import parser, remote_skill_instructions
+__all__ = [
+    "build_server",
+    "parser",
+    "remote_skill_instructions",
+    "serve",
+    "serve_argv",
+    "warm_up",
+]
 
-__all__ = ["build_server", "serve", "serve_argv", "warm_up"]
+
+def remote_skill_instructions(name: str) -> str:
+    """The content the server gives for the skill resource ``name``."""
+    return f"Instructions of {name}."
+
+
+def parser() -> argparse.ArgumentParser:
+    """The server's command line (:mod:`skill_conformance.testing.mcp_server` documents it)."""
+    parser = argparse.ArgumentParser(prog="skill_conformance.testing.mcp_server")
+    parser.add_argument("--label", required=True)
+    parser.add_argument("--tool", action="append", default=[])
+    parser.add_argument("--skill", action="append", default=[])
+    parser.add_argument("--binary-skill", action="append", default=[])
+    parser.add_argument("--http", type=int, metavar="PORT")
+    parser.add_argument("--require-header", metavar="NAME=VALUE")
+    parser.add_argument("--log")
+    parser.add_argument("--mode", choices=["ok", "crash", "hang"], default="ok")
+    parser.add_argument("--zygote", metavar="ADDRESS")
+    return parser
+
 
 _MCP_VERSION = version("mcp")
 """The version a ``FastMCP`` server gives in its handshake: the SDK's."""
@@ -373,8 +399,8 @@ def serve(args: argparse.Namespace, pid: int | None = None) -> int:
     return 0
 
 
-def serve_argv(argv: Sequence[str], pid: int) -> int:
-    """Serve the command line ``argv`` for the launcher ``pid`` (what the zygote forks to do)."""
+def serve_argv(argv: Sequence[str], pid: int | None = None) -> int:
+    """Serve the command line ``argv`` (for the launcher ``pid``, in a zygote's fork)."""
     return serve(parser().parse_args(list(argv)), pid)
 
 

@@ -33,39 +33,13 @@ from __future__ import annotations
 
 import sys
 
-TYPE_CHECKING = False  # not typing's: importing typing would double the launcher's imports
-if TYPE_CHECKING:
-    import argparse
-
-__all__ = ["COMMAND_ARGS", "main", "parser", "remote_skill_instructions"]
+__all__ = ["COMMAND_ARGS", "main"]
 
 COMMAND_ARGS = ("-S", "-P", __file__)
 """What to give ``sys.executable`` to run this command: the file itself, so that no ``runpy`` is
 imported; with ``-P`` nothing of the working directory is on the path, and with ``-S`` no
 ``site`` is run (its ``.pth`` files are read at every start): the command puts
 this package's own directory on the path, and runs ``site`` only to serve without a zygote."""
-
-
-def remote_skill_instructions(name: str) -> str:
-    """The content the server gives for the skill resource ``name``."""
-    return f"Instructions of {name}."
-
-
-def parser() -> argparse.ArgumentParser:
-    """The server's command line."""
-    import argparse
-
-    parser = argparse.ArgumentParser(prog="skill_conformance.testing.mcp_server")
-    parser.add_argument("--label", required=True)
-    parser.add_argument("--tool", action="append", default=[])
-    parser.add_argument("--skill", action="append", default=[])
-    parser.add_argument("--binary-skill", action="append", default=[])
-    parser.add_argument("--http", type=int, metavar="PORT")
-    parser.add_argument("--require-header", metavar="NAME=VALUE")
-    parser.add_argument("--log")
-    parser.add_argument("--mode", choices=["ok", "crash", "hang"], default="ok")
-    parser.add_argument("--zygote", metavar="ADDRESS")
-    return parser
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -83,9 +57,9 @@ def main(argv: list[str] | None = None) -> int:
         import site
 
         site.main()
-    from skill_conformance.testing.mcp_app import serve
+    from skill_conformance.testing.mcp_app import serve_argv
 
-    return serve(parser().parse_args(rest))
+    return serve_argv(rest)
 
 
 def _split_zygote(arguments: list[str]) -> tuple[str | None, list[str]]:

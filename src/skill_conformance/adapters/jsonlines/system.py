@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from typing_extensions import override
 
@@ -27,21 +27,30 @@ from skill_conformance.port import (
     SkillListing,
 )
 
-if TYPE_CHECKING:
-    from skill_conformance.adapters.jsonlines.implementation import JsonlinesImplementation
-
-__all__ = ["JsonlinesSystem"]
+__all__ = ["JsonlinesSystem", "Process"]
 
 _REQUEST_LIMIT = 3600.0
 """An outer bound only: the suite's scenario timeout cancels a request long before, and the
 cancellation kills the process, which ends the request's thread at once."""
 
 
+class Process(Protocol):
+    """The implementation process the systems of a run share."""
+
+    def channel(self) -> Channel:
+        """The live process, started (with its handshake) if the last one is gone."""
+        ...
+
+    def discard(self) -> None:
+        """Kill the process: it is in an unknown state, and the next system starts another."""
+        ...
+
+
 class JsonlinesSystem(AsyncSkillSystem):
     """One scenario's system, living in the implementation process."""
 
-    def __init__(self, implementation: JsonlinesImplementation, setup: Setup) -> None:
-        self._implementation = implementation
+    def __init__(self, process: Process, setup: Setup) -> None:
+        self._process = process
         self._setup = setup
         self._channel: Channel | None = None
         self._problems: list[str] = []
@@ -60,7 +69,7 @@ class JsonlinesSystem(AsyncSkillSystem):
 
     def _lose(self) -> None:
         self._channel = None
-        self._implementation.discard()
+        self._process.discard()
 
     async def _refresh_problems(self) -> None:
         self._problems = strings_of("problems", await self._call("problems"))
@@ -68,7 +77,7 @@ class JsonlinesSystem(AsyncSkillSystem):
     @override
     async def start(self) -> None:
         try:
-            self._channel = await asyncio.to_thread(self._implementation.channel)
+            self._channel = await asyncio.to_thread(self._process.channel)
         except asyncio.CancelledError:
             self._lose()  # a handshake that overran the scenario timeout
             raise
