@@ -7,6 +7,8 @@ import math
 import os
 from pathlib import Path
 
+from skill_conformance.errors import InputError
+
 __all__ = [
     "OptionError",
     "positive_seconds",
@@ -17,7 +19,7 @@ __all__ = [
 ]
 
 
-class OptionError(ValueError):
+class OptionError(InputError, ValueError):
     """An option's value cannot be used; the message is one line naming option and value."""
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from skill_conformance.errors import ImplementationError
 from skill_conformance.port import (
     Ability,
     AgentPath,
@@ -30,7 +31,7 @@ from skill_conformance.port import (
 __all__ = ["NotImplementedOperation", "TemplateImplementation", "TemplateSystem"]
 
 
-class NotImplementedOperation(NotImplementedError):
+class NotImplementedOperation(ImplementationError, NotImplementedError):
     """An operation of the port this adapter does not implement yet."""
 
     def __init__(self, operation: str) -> None:

@@ -16,7 +16,8 @@ from typing import Any
 
 from skill_conformance.atomic import write_atomic
 from skill_conformance.commands.markdown import cell, folded, shortened, table
-from skill_conformance.options import OptionError, writable_file
+from skill_conformance.errors import InputError
+from skill_conformance.options import writable_file
 from skill_conformance.verdicts.comparison import Change, Comparison, compare, observation
 from skill_conformance.verdicts.results import Results, ResultsError, load_results
 
@@ -172,7 +173,7 @@ def _compare(args: argparse.Namespace) -> int:
     try:
         out = writable_file("--out", Path(args.out)) if args.out else None
         base, head = _load_complete(Path(args.base)), _load_complete(Path(args.head))
-    except (ResultsError, OptionError) as error:
+    except InputError as error:
         print(f"skill-conformance: error: {error}", file=sys.stderr)
         return ERROR
     comparison = compare(base, head)

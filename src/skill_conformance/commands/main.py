@@ -13,6 +13,7 @@ from skill_conformance.commands.compare import add_compare
 from skill_conformance.commands.review import add_report_commands
 from skill_conformance.commands.run import add_run
 from skill_conformance.commands.smoke import add_smoke
+from skill_conformance.errors import InputError
 from skill_conformance.gherkin import FAILED, Options, run
 
 Command = Callable[[argparse.Namespace], int]
@@ -108,7 +109,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if command is None:
         print(f"{parser.prog}: error: a command is required (try --help)", file=sys.stderr)
         return FAILED
-    return command(args)
+    try:
+        return command(args)
+    except InputError as error:  # what the user gave cannot be used: one line, never a traceback
+        print(f"skill-conformance: error: {error}", file=sys.stderr)
+        return FAILED
 
 
 if __name__ == "__main__":

@@ -19,11 +19,11 @@ from skill_conformance.commands.trace import (
     own_lines,
     requirements_without_scenarios,
 )
+from skill_conformance.errors import InputError
 from skill_conformance.gherkin import UsageError
 from skill_conformance.options import OptionError, writable_file
 from skill_conformance.verdicts.baseline import write_baseline
-from skill_conformance.verdicts.expectations import ExpectationsError
-from skill_conformance.verdicts.results import ResultsError, load_results
+from skill_conformance.verdicts.results import load_results
 
 __all__ = ["add_report_commands"]
 
@@ -54,7 +54,7 @@ def _report(args: argparse.Namespace) -> int:
             sys.stdout.write(text)
             return OK
         _write(out, text)
-    except (ResultsError, UsageError, OptionError) as error:
+    except InputError as error:
         return _error(str(error))
     print(f"wrote {out} ({len(args.results)} results file(s))")
     return OK
@@ -104,7 +104,7 @@ def _expectations(args: argparse.Namespace) -> int:
                 "got a verdict); a baseline needs a complete run"
             )
         baseline = write_baseline(results, out)
-    except (ResultsError, ExpectationsError, OptionError) as error:
+    except InputError as error:
         return _error(str(error))
     except OSError as error:
         return _error(f"--out: cannot write {out}: {error.strerror or error}")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from skill_conformance.errors import InputError
+
 
 @dataclass(frozen=True)
 class Diagnostic:
@@ -24,7 +26,7 @@ class Diagnostic:
         return f"{self.path}:{self.line}: {self.message}"
 
 
-class GeneratorError(Exception):
+class GeneratorError(InputError):
     """Base class of every error the generator reports instead of a traceback."""
 
 

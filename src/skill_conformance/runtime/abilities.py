@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
+from skill_conformance.errors import ConformanceError
 from skill_conformance.port import Ability, AgentPath, McpChild, ToolsChild
 from skill_conformance.runtime.world import World
 
@@ -35,7 +36,7 @@ _PATHS: Mapping[AgentPath, Ability] = {
 }
 
 
-class UntaggedAbility(Exception):
+class UntaggedAbility(ConformanceError):
     """A scenario relies on an ability its ``@needs`` tags do not name (a defect of the specs)."""
 
 

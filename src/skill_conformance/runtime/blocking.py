@@ -24,6 +24,7 @@ from typing import Any, TypeVar
 
 from typing_extensions import override
 
+from skill_conformance.errors import ImplementationError
 from skill_conformance.port import (
     Ability,
     AgentPath,
@@ -56,7 +57,7 @@ _GRACE = 5.0
 """Seconds the caller waits past the in-loop timeout before declaring the loop itself stuck."""
 
 
-class ImplementationCrash(Exception):
+class ImplementationCrash(ImplementationError):
     """The implementation raised something other than a :class:`SkillSystemError`."""
 
     def __init__(self, operation: str, error: BaseException) -> None:
@@ -65,7 +66,7 @@ class ImplementationCrash(Exception):
         self.error = error
 
 
-class ImplementationHang(Exception):
+class ImplementationHang(ImplementationError):
     """The implementation did not answer within the timeout."""
 
     def __init__(self, operation: str, timeout: float) -> None:
@@ -74,7 +75,7 @@ class ImplementationHang(Exception):
         self.timeout = timeout
 
 
-class ImplementationBadResult(Exception):
+class ImplementationBadResult(ImplementationError):
     """The implementation answered with a value of a type the port does not allow."""
 
     def __init__(self, operation: str, value: object, expected: str) -> None:

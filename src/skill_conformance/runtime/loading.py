@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Mapping
 
+from skill_conformance.errors import InputError
 from skill_conformance.port import Implementation
 from skill_conformance.runtime.production import production_warnings
 
@@ -31,7 +32,7 @@ ADAPTERS: Mapping[str, str] = {
 }
 
 
-class AdapterLoadError(Exception):
+class AdapterLoadError(InputError):
     """``--impl`` could not be turned into an implementation; the message is one line."""
 
 

@@ -37,6 +37,7 @@ from typing import Any, Literal, NoReturn
 
 import pytest
 
+from skill_conformance.errors import ImplementationError
 from skill_conformance.runtime.interrupts import raise_on_sigterm
 
 __all__ = ["Plan", "WorkerDied", "plan_workers", "run_in_workers"]
@@ -55,7 +56,7 @@ _STOP_GRACE = 15.0
 """Seconds the workers get to stop cleanly once told to, before they are killed."""
 
 
-class WorkerDied(Exception):
+class WorkerDied(ImplementationError):
     """The worker process running a scenario ended before the scenario did."""
 
 

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from skill_conformance.atomic import write_atomic
+from skill_conformance.errors import InputError
 
 __all__ = [
     "Expectations",
@@ -40,7 +41,7 @@ _KEY = re.compile(r"[a-z0-9-]+/[a-z0-9.-]+")
 _UNSAFE = re.compile(r"[^A-Za-z0-9._+-]")
 
 
-class ExpectationsError(Exception):
+class ExpectationsError(InputError):
     """An expectations file that cannot be read; the message is one line naming the file."""
 
 

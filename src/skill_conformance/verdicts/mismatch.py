@@ -7,10 +7,12 @@ and observed are written by the step, values in ``repr``: ``expected=f"the tool 
 
 from __future__ import annotations
 
+from skill_conformance.errors import ConformanceError
+
 __all__ = ["Mismatch", "expect"]
 
 
-class Mismatch(AssertionError):
+class Mismatch(ConformanceError, AssertionError):
     """The implementation behaved otherwise than the scenario says; a failed verdict."""
 
     def __init__(self, what: str, *, expected: str, observed: str) -> None:

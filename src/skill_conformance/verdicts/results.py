@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from skill_conformance.atomic import write_atomic
+from skill_conformance.errors import InputError
 from skill_conformance.verdicts.verdict import Verdict
 
 __all__ = [
@@ -49,7 +50,7 @@ __all__ = [
 FORMAT = "skill-conformance-results/1"
 
 
-class ResultsError(Exception):
+class ResultsError(InputError):
     """A results file that cannot be read; the message is one line naming the file."""
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from skill_conformance.errors import ImplementationError
 from skill_conformance.port import ErrorKind, McpChild, Setup, SkillSystemError, Unsupported
 
 __all__ = [
@@ -23,7 +24,7 @@ _SHOWN = 200
 """Characters of an offending value a protocol error quotes."""
 
 
-class ProtocolError(RuntimeError):
+class ProtocolError(ImplementationError, RuntimeError):
     """The process broke the protocol, died, or reported a crash; the scenario is errored."""
 
 
