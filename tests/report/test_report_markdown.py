@@ -9,7 +9,7 @@ import pytest
 from report_helpers import ENTRIES, results_file
 
 from skill_conformance.commands.main import main
-from skill_conformance.commands.report.summary import ROW_LIMIT
+from skill_conformance.commands.report import ROW_LIMIT
 
 
 def _mixed(index: int, _entry: object) -> tuple[str, str] | None:

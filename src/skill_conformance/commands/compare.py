@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from skill_conformance.atomic import write_atomic
-from skill_conformance.commands.markdown import cell, folded, shortened, table
+from skill_conformance.commands._markdown import cell, folded, shortened, table
 from skill_conformance.errors import InputError
 from skill_conformance.options import writable_file
 from skill_conformance.verdicts.comparison import Change, Comparison, compare, observation

@@ -6,9 +6,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
+from skill_conformance.gherkin._writer import apply, plan
 from skill_conformance.gherkin.errors import GeneratorError, SpecError, UsageError
 from skill_conformance.gherkin.generate import discover, display_path, generate
-from skill_conformance.gherkin.writer import apply, plan
 
 OK = 0
 """Exit status: features written, or (with ``check``) already up to date."""

@@ -6,11 +6,8 @@ import re
 from dataclasses import dataclass, field
 from enum import Enum
 
-from skill_conformance.gherkin.body import parse_scenario_body, tidy_text
-from skill_conformance.gherkin.clauses import Clause, read_clauses, untestable_comment
-from skill_conformance.gherkin.errors import Diagnostic, SpecError
-from skill_conformance.gherkin.ids import slugify
-from skill_conformance.gherkin.markdown import (
+from skill_conformance.gherkin._body import parse_scenario_body, tidy_text
+from skill_conformance.gherkin._markdown import (
     Kind,
     Line,
     classify,
@@ -19,6 +16,9 @@ from skill_conformance.gherkin.markdown import (
     scenario_title,
     step_bullet,
 )
+from skill_conformance.gherkin.clauses import Clause, read_clauses, untestable_comment
+from skill_conformance.gherkin.errors import Diagnostic, SpecError
+from skill_conformance.gherkin.ids import slugify
 from skill_conformance.gherkin.model import Capability, Delta, Note, Requirement, Scenario
 
 _DELTA_HEADER = re.compile(r"^(?P<op>\w+)\s+Requirements$", re.IGNORECASE)

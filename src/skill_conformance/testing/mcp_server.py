@@ -57,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
         import site
 
         site.main()
-    from skill_conformance.testing.mcp_app import serve_argv
+    from skill_conformance.testing._mcp_app import serve_argv
 
     return serve_argv(rest)
 
@@ -85,7 +85,7 @@ if __name__ == "__main__":
     if "site" not in sys.modules:  # run with -S (COMMAND_ARGS): find this package without it
         sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(__file__))))
     status = main()
-    if "skill_conformance.testing.mcp_app" not in sys.modules:
+    if "skill_conformance.testing._mcp_app" not in sys.modules:
         # A launcher wrote nothing and holds nothing: an interpreter's shutdown would only delay
         # the exit its client waits for.
         os._exit(status)

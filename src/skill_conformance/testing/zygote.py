@@ -311,7 +311,7 @@ def _serve_forever(listen_fd: int) -> None:
     os.dup2(devnull, 0)
     os.close(devnull)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # pytest stops it by closing the lifeline
-    from skill_conformance.testing.mcp_app import serve_argv, warm_up
+    from skill_conformance.testing._mcp_app import serve_argv, warm_up
 
     warm_up()
     import gc

@@ -10,11 +10,12 @@ from pathlib import Path
 
 from skill_conformance.bundled import spec_digest
 from skill_conformance.catalogue import load_catalogue
-from skill_conformance.commands.report.render import Column, render_report
-from skill_conformance.commands.report.summary import Show, render_markdown
+from skill_conformance.commands.report._render import Column, render_report
+from skill_conformance.commands.report._summary import ROW_LIMIT, Show, render_markdown
 from skill_conformance.verdicts.results import Results, load_results
 
 __all__ = [
+    "ROW_LIMIT",
     "Column",
     "Show",
     "build_report",

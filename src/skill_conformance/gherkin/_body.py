@@ -7,8 +7,7 @@ import textwrap
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from skill_conformance.gherkin.errors import SpecError
-from skill_conformance.gherkin.markdown import (
+from skill_conformance.gherkin._markdown import (
     Kind,
     Line,
     fence_closes,
@@ -18,6 +17,7 @@ from skill_conformance.gherkin.markdown import (
     list_item,
     step_bullet,
 )
+from skill_conformance.gherkin.errors import SpecError
 from skill_conformance.gherkin.model import DataTable, DocString, Step, StepArgument
 
 _MEDIA_TYPE = re.compile(r"[\w.+/-]+")

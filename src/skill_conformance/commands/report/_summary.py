@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from enum import StrEnum
 
-from skill_conformance.commands.markdown import cell, folded, table
-from skill_conformance.commands.report.render import Column, scenario_anchor
+from skill_conformance.commands._markdown import cell, folded, table
+from skill_conformance.commands.report._render import Column, scenario_anchor
 from skill_conformance.verdicts.results import ScenarioResult
 from skill_conformance.verdicts.verdict import Verdict
 
