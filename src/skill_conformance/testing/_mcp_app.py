@@ -322,8 +322,8 @@ def _serve_http(server: Server[Any, Any], port: int, header: str | None) -> None
     class Server(uvicorn.Server):
         """uvicorn, leaving SIGTERM to :func:`serve`'s handler: a test server stops at once.
 
-        uvicorn's own handler shuts down gracefully, ticking every 0.1 s: a quarter of a second
-        each time a scenario's world stops its server. Older uvicorn names the hook
+        uvicorn's own handler shuts down gracefully, on a timer, which every scenario whose world
+        stops its server would wait out. Older uvicorn names the hook
         ``install_signal_handlers``, newer ``capture_signals``: both are left out.
         """
 
