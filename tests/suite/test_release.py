@@ -16,12 +16,17 @@ from typing import Any
 
 import pytest
 import yaml
+from packaging.requirements import Requirement
+from packaging.version import Version
 
 ROOT = Path(__file__).resolve().parents[2]
 WORKFLOW: dict[Any, Any] = yaml.safe_load(
     (ROOT / ".github" / "workflows" / "release.yml").read_text("utf-8")
 )
-VERSION = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project"]["version"]
+PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project"]
+VERSION = PROJECT["version"]
+FLOOR_SET_BY_OTHERS = {"typing-extensions": "pydantic and the mcp SDK ask for newer than ours"}
+"""Dependencies whose oldest version is decided by other dependencies' own floors."""
 
 
 def _step(job: str, name: str) -> dict[str, Any]:
@@ -77,3 +82,28 @@ def test_publishing_uses_trusted_publishing_and_nothing_else() -> None:
     uses = [s.get("uses", "") for s in publish["steps"]]
     assert uses[-1] == "pypa/gh-action-pypi-publish@release/v1"
     assert "password" not in str(publish)  # no token: the index trusts this workflow
+
+
+def _oldest_pins() -> dict[str, Version]:
+    (line,) = [
+        line
+        for line in (ROOT / "Makefile").read_text("utf-8").splitlines()
+        if line.startswith("OLDEST :=")
+    ]
+    pins = [Requirement(pin.strip('"')) for pin in line.split(":=", 1)[1].split()]
+    return {pin.name: Version(next(iter(pin.specifier)).version) for pin in pins}
+
+
+def test_the_oldest_versions_ci_runs_are_the_floors_the_package_declares() -> None:
+    """make conformance-oldest runs the suite at each dependency's declared floor, so a floor
+    lowered without running it there, or a pin moved without the floor, fails here."""
+    pins = _oldest_pins()
+    for requirement in map(Requirement, PROJECT["dependencies"]):
+        if requirement.name in FLOOR_SET_BY_OTHERS:
+            assert requirement.name not in pins
+            continue
+        pin = pins.pop(requirement.name)
+        assert requirement.specifier.contains(pin), (requirement, pin)
+        (floor,) = [Version(s.version) for s in requirement.specifier if s.operator == ">="]
+        assert pin.release[: len(floor.release)] == floor.release, (requirement, pin)
+    assert pins == {}, "pinned in OLDEST but not a dependency"
