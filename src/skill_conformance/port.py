@@ -389,6 +389,17 @@ class SkillSystem(Protocol):
         """Blocking :meth:`AsyncSkillSystem.close`."""
 
 
+CANNOT_DRIVE = "cannot_drive"
+"""The optional attribute by which an :class:`Implementation` says it cannot drive what is
+installed at all (a version whose entry points its adapter does not know): a one-line reason."""
+
+
+def cannot_drive(implementation: object) -> str | None:
+    """Why the adapter of ``implementation`` cannot drive it at all, or ``None`` if it can."""
+    reason = getattr(implementation, CANNOT_DRIVE, None)
+    return reason if isinstance(reason, str) and reason else None
+
+
 FORK_SAFE = "fork_safe"
 """The optional attribute by which an :class:`Implementation` allows forked workers."""
 
@@ -407,6 +418,10 @@ class Implementation(Protocol):
         version: The implementation's version, shown in the results header.
         unsupported: Abilities this adapter cannot provide, each with the reason shown
             for the scenarios that need it.
+
+    An adapter that finds an installed version it cannot drive at all sets ``cannot_drive`` to
+    the reason (:data:`CANNOT_DRIVE`): every scenario then gets the verdict *cannot drive* with
+    it, instead of a column of failures that say nothing about the implementation.
 
     An implementation may also set ``fork_safe = True`` (:data:`FORK_SAFE`): nothing it holds
     from one scenario to the next (a process, a connection, a thread) is shared or broken when the

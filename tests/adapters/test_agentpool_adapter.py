@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -117,19 +118,65 @@ def test_other_errors_are_not_mapped(error: Exception) -> None:
     assert agentpool.error_kind_for(error) is None
 
 
-@pytest.mark.parametrize("flavour", agentpool.FLAVOURS)
-def test_every_ability_is_reached_through_production_entry_points(flavour: str) -> None:
-    assert agentpool.unsupported_for(flavour) == {}
+def _package(flavour: str, era: str) -> dict[str, object]:
+    """Stand-ins of a real package's modules, as they were in ``era``: only what probe looks at."""
+
+    class AgentPool:
+        skill_capabilities = ()
+        session_pool = None
+
+        async def _rebuild_skill_capabilities(self) -> None: ...
+
+    modules: dict[str, object] = {
+        flavour: SimpleNamespace(AgentPool=AgentPool, AgentsManifest=object),
+        f"{flavour}.agents.context": SimpleNamespace(AgentContext=object),
+    }
+    if era == "pre-m3":  # a SkillCapability per skill; the toolset's functions; no registry
+        modules[f"{flavour}_toolsets.builtin.skills"] = SimpleNamespace(
+            SkillsTools=object, load_skill=object, list_skills=object
+        )
+        modules[f"{flavour}.host.factory"] = SimpleNamespace(_add_pool_providers=object)
+    else:  # 4.0: the manager offers load_skill; the toolset keeps wrappers, not the provider
+        modules[f"{flavour}_toolsets.builtin.skills"] = SimpleNamespace(load_skill=object)
+        modules[f"{flavour}.host.factory"] = SimpleNamespace(_inject_pool_providers=object)
+        modules[f"{flavour}.capabilities.extension_registry"] = SimpleNamespace()
+    return modules
 
 
-def test_an_unknown_flavour_is_refused() -> None:
-    with pytest.raises(ValueError, match="unknown flavour 'agentpol'"):
-        agentpool.unsupported_for("agentpol")
+def test_4_0_offers_every_entry_point() -> None:
+    offers = agentpool.probe("wolfharness", _package("wolfharness", "4.0").get)
+    assert offers == agentpool.Offers(
+        flavour="wolfharness",
+        toolset_functions=False,
+        registry=True,
+        pool_providers="_inject_pool_providers",
+        rebuild=True,
+        sessions=True,
+    )
+    assert agentpool.unsupported_for(offers) == {}
 
 
-def test_load_and_list_skills_live_in_the_manager_only_since_the_rename() -> None:
-    assert agentpool.builtin_skill_tools_in_manager("wolfharness")
-    assert not agentpool.builtin_skill_tools_in_manager("agentpool")
+def test_before_the_m3_refactor_load_skill_is_the_toolsets_and_there_is_no_registry() -> None:
+    offers = agentpool.probe("agentpool", _package("agentpool", "pre-m3").get)
+    assert offers.toolset_functions
+    assert offers.pool_providers == "_add_pool_providers"
+    assert offers.cannot_drive is None
+    lacking = agentpool.unsupported_for(offers)
+    assert list(lacking) == [Ability.REGISTRY]
+    assert "agentpool has no extension registry" in lacking[Ability.REGISTRY]
+
+
+def test_a_package_without_the_shared_entry_points_cannot_be_driven() -> None:
+    modules = _package("agentpool", "4.0")
+    modules["agentpool"] = SimpleNamespace(AgentsManifest=object)
+    del modules["agentpool.agents.context"]
+    offers = agentpool.probe("agentpool", modules.get)
+    assert offers.cannot_drive == (
+        "agentpool has no agentpool.AgentPool, no AgentPool.skill_capabilities, "
+        "no agentpool.agents.context.AgentContext"
+    )
+    lacking = agentpool.unsupported_for(offers)
+    assert {Ability.POOL_REBUILD, Ability.CHILD_SESSION} <= set(lacking)
 
 
 @pytest.mark.parametrize(

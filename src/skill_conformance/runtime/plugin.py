@@ -33,7 +33,7 @@ from skill_conformance.options import (
     worker_count,
     writable_file,
 )
-from skill_conformance.port import Ability, Implementation, Unsupported, fork_safe
+from skill_conformance.port import Ability, Implementation, Unsupported, cannot_drive, fork_safe
 from skill_conformance.runtime.context import ScenarioContext
 from skill_conformance.runtime.interrupts import raise_on_sigterm
 from skill_conformance.runtime.loading import AdapterLoadError, load_implementation
@@ -45,7 +45,11 @@ from skill_conformance.verdicts.block import TRACEBACK_OPTION
 from skill_conformance.verdicts.expectations import ExpectationsError
 from skill_conformance.verdicts.expectations_apply import AppliedExpectations, apply_expectations
 from skill_conformance.verdicts.ledger import ScenarioInfo
-from skill_conformance.verdicts.reporting import Reporting, mark_not_applicable
+from skill_conformance.verdicts.reporting import (
+    Reporting,
+    mark_cannot_drive,
+    mark_not_applicable,
+)
 from skill_conformance.verdicts.results import Header
 
 _COLLECTED: dict[str, ScenarioInfo] = {}
@@ -360,7 +364,10 @@ def pytest_runtest_makereport(
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
-    """Skip, as not applicable, a scenario whose needs the implementation lacks."""
+    """Skip a scenario whose needs the implementation lacks, or that its adapter cannot drive."""
+    undriven = cannot_drive(implementation_of(item.config)) if item.nodeid in _COLLECTED else None
+    if undriven is not None:
+        mark_cannot_drive(item, undriven)
     needs = _needs(item)
     if not needs:
         return

@@ -40,17 +40,23 @@ from skill_conformance.verdicts.ledger import (
 from skill_conformance.verdicts.results import Header, Results, write_results
 from skill_conformance.verdicts.verdict import Verdict
 
-__all__ = ["Reporting", "counts_note", "mark_not_applicable"]
+__all__ = ["Reporting", "counts_note", "mark_cannot_drive", "mark_not_applicable"]
 
-_NOT_APPLICABLE = pytest.StashKey[str]()
-"""On an item the suite skipped as not applicable: the adapter's reason."""
+_SKIPPED_AS = pytest.StashKey[tuple[Verdict, str]]()
+"""On an item the suite skipped (not applicable, cannot drive): that verdict and the reason."""
 _FAILED_STEP = pytest.StashKey[FailedStep]()
 
 
 def mark_not_applicable(item: pytest.Item, reason: str) -> None:
     """Skip ``item`` as not applicable, for ``reason`` (which names the adapter)."""
-    item.stash[_NOT_APPLICABLE] = reason
+    item.stash[_SKIPPED_AS] = (Verdict.NOT_APPLICABLE, reason)
     pytest.skip(f"not applicable: {reason}")
+
+
+def mark_cannot_drive(item: pytest.Item, reason: str) -> None:
+    """Skip ``item``: the adapter cannot drive the installed implementation at all (``reason``)."""
+    item.stash[_SKIPPED_AS] = (Verdict.CANNOT_DRIVE, reason)
+    pytest.skip(f"cannot drive: {reason}")
 
 
 class _NodeReporter(Protocol):
@@ -116,11 +122,14 @@ class Reporting:
         if ("scenario_id", info.scenario_id) not in report.user_properties:  # made before that
             report.user_properties.extend(info.as_properties())
         report.location = (info.path, info.line - 1, info.title)
-        not_applicable = item.stash.get(_NOT_APPLICABLE, None)
-        verdict = verdict_of(report, call, not_applicable=not_applicable is not None)
+        skipped_as = item.stash.get(_SKIPPED_AS, None)
+        verdict = verdict_of(report, call, not_applicable=skipped_as is not None)
         if verdict is None:
             return report
-        reason = not_applicable if verdict is Verdict.NOT_APPLICABLE else reason_of(report, call)
+        if verdict is Verdict.NOT_APPLICABLE and skipped_as is not None:
+            verdict, reason = skipped_as
+        else:
+            reason = reason_of(report, call)
         properties = [("verdict", verdict.value), ("reason", reason or "")]
         raw = raw_of(report, call) if verdict is Verdict.EXPECTED_FAILURE else None
         if raw is not None:
@@ -224,6 +233,9 @@ class Reporting:
         interrupted = exitstatus == pytest.ExitCode.INTERRUPTED
         if hasattr(self.config, "workerinput") or not (self.ledger.verdicts or interrupted):
             return
+        if self.ledger.counts()[Verdict.CANNOT_DRIVE] and exitstatus == pytest.ExitCode.OK:
+            # Skipped as they are, the scenarios judged nothing: the run must not pass a gate.
+            session.exitstatus = exitstatus = pytest.ExitCode.TESTS_FAILED
         header = self.header()
         if header is None:
             return

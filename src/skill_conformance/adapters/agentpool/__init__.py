@@ -21,7 +21,11 @@ Results are returned as the real code gave them; only real exceptions are mapped
 not raised.
 
 The real package (``wolfharness`` at HEAD, ``agentpool`` before) is imported lazily, so this
-module imports without it; the version-dependent choices are small pure functions.
+module imports without it. Which entry points to use is found by looking at what the installed
+code offers (:func:`.flavour.probe`), never from its version, from before the M3 refactor (a
+``SkillCapability`` per skill, ``load_skill`` a function of the builtin skills toolset, no
+extension registry) to 4.0 (the skill manager offers ``load_skill``); a package without the
+entry points every era shares is one the adapter *cannot drive*, a verdict of its own.
 
 The package, by job: :mod:`.flavour` (which real package, its version, importing it),
 :mod:`.pool` (the manifest and the pool built from it), :mod:`.translate` (scopes, errors and
@@ -33,9 +37,10 @@ from __future__ import annotations
 
 from skill_conformance.adapters.agentpool.flavour import (
     FLAVOURS,
-    builtin_skill_tools_in_manager,
+    Offers,
     detect_flavour,
     not_installed_message,
+    probe,
     source_revision,
     unsupported_for,
     version_label,
@@ -53,11 +58,12 @@ __all__ = [
     "FLAVOURS",
     "AgentpoolImplementation",
     "AgentpoolSystem",
-    "builtin_skill_tools_in_manager",
+    "Offers",
     "detect_flavour",
     "error_kind_for",
     "not_installed_message",
     "parse_listing",
+    "probe",
     "scope_keywords",
     "skill_file_uri",
     "source_revision",

@@ -1,7 +1,7 @@
 """Which real package is installed (``wolfharness`` or ``agentpool``), its version, importing it.
 
-The version-dependent choices are small pure functions, so this module imports without the real
-package.
+What the installed code offers is found by looking (:func:`probe`), never from its version; the
+choices that follow are small pure functions, so this module imports without the real package.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import re
 import subprocess
 import warnings
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from skill_conformance.port import Ability
@@ -67,19 +68,101 @@ def package_version(flavour: str) -> str:
     return version_label(version, source_revision(Path(origin).parent if origin else None))
 
 
-def builtin_skill_tools_in_manager(flavour: str) -> bool:
-    """Whether ``load_skill``/``list_skills`` live in SkillManagerCap (wolfharness only)."""
-    return flavour == "wolfharness"
+POOL_PROVIDERS = ("_inject_pool_providers", "_add_pool_providers")
+"""The names the factory's function that gives an agent the pool's providers has had."""
 
 
-def unsupported_for(flavour: str) -> dict[Ability, str]:
-    """The abilities this adapter cannot provide for ``flavour``, each with its reason.
+@dataclass(frozen=True)
+class Offers:
+    """The entry points the installed real package offers the adapter, found by looking.
 
-    None so far: every ability is reached through an entry point production uses.
+    The adapter chooses by these, never by a version or a commit: the same version number spans
+    commits with different entry points.
     """
-    if flavour not in FLAVOURS:
-        raise ValueError(f"unknown flavour {flavour!r}")
-    return {}
+
+    flavour: str
+    toolset_functions: bool
+    """``load_skill``/``list_skills`` are functions of the builtin skills toolset taking an
+    ``AgentContext`` (its ``SkillsTools`` provider exists); else the skill manager offers them."""
+    registry: bool
+    """The extension registry (``capabilities.extension_registry``) exists."""
+    pool_providers: str | None
+    """The factory's function that gives an agent the pool's providers, if any."""
+    rebuild: bool
+    """The pool rebuilds its skill capabilities (``_rebuild_skill_capabilities``)."""
+    sessions: bool
+    """The pool has a session pool, through which child sessions are created."""
+    cannot_drive: str | None = None
+    """Why the adapter cannot drive this package at all, or ``None``."""
+
+
+_Lookup = Callable[[str], "object | None"]
+
+
+def _module_or_none(name: str) -> object | None:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return importlib.import_module(name)
+    except ImportError:
+        return None
+
+
+def probe(flavour: str, module: _Lookup = _module_or_none) -> Offers:
+    """What the installed ``flavour`` offers; ``module(name)`` imports a module, or gives None.
+
+    The real package must offer ``AgentsManifest``, ``AgentPool`` with ``skill_capabilities``,
+    and ``agents.context.AgentContext``; without them :attr:`Offers.cannot_drive` says which is
+    missing.
+    """
+    package = module(flavour)
+    pool_class = getattr(package, "AgentPool", None)
+    context = module(f"{flavour}.agents.context")
+    toolset = module(f"{flavour}_toolsets.builtin.skills")
+    factory = module(f"{flavour}.host.factory")
+    missing = [
+        what
+        for what, there in (
+            (f"{flavour}.AgentsManifest", hasattr(package, "AgentsManifest")),
+            (f"{flavour}.AgentPool", pool_class is not None),
+            ("AgentPool.skill_capabilities", hasattr(pool_class, "skill_capabilities")),
+            (f"{flavour}.agents.context.AgentContext", hasattr(context, "AgentContext")),
+        )
+        if not there
+    ]
+    return Offers(
+        flavour=flavour,
+        toolset_functions=hasattr(toolset, "SkillsTools") and hasattr(toolset, "load_skill"),
+        registry=module(f"{flavour}.capabilities.extension_registry") is not None,
+        pool_providers=next((name for name in POOL_PROVIDERS if hasattr(factory, name)), None),
+        rebuild=hasattr(pool_class, "_rebuild_skill_capabilities"),
+        sessions=hasattr(pool_class, "session_pool"),
+        cannot_drive=f"{flavour} has no {', no '.join(missing)}" if missing else None,
+    )
+
+
+def unsupported_for(offers: Offers) -> dict[Ability, str]:
+    """The abilities this adapter cannot provide for what the package offers, with reasons.
+
+    Each is an entry point the installed code does not have; every other ability is reached
+    through an entry point production uses.
+    """
+    name = offers.flavour
+    lacking: dict[Ability, str] = {}
+    if not offers.registry:
+        lacking[Ability.REGISTRY] = (
+            f"{name} has no extension registry (skills are resolved by the pool's "
+            "SkillURIResolver over its providers)"
+        )
+    if offers.pool_providers is None:
+        lacking[Ability.STANDALONE_AGENT] = (
+            f"{name}'s agent factory has no function giving an agent the pool's providers"
+        )
+    if not offers.rebuild:
+        lacking[Ability.POOL_REBUILD] = f"{name}'s pool does not rebuild its skill capabilities"
+    if not offers.sessions:
+        lacking[Ability.CHILD_SESSION] = f"{name}'s pool has no session pool"
+    return lacking
 
 
 def not_installed_message(executable: str) -> str:
@@ -90,14 +173,9 @@ def not_installed_message(executable: str) -> str:
     )
 
 
-MODULES = (
-    "",
-    ".agents.context",
-    ".agents.native_agent",
-    ".capabilities.extension_registry",
-    ".host.factory",
-)
-"""The modules of the real package the adapter uses, imported once when it is loaded."""
+MODULES = (".agents.native_agent",)
+"""Modules of the real package the adapter uses beyond those :func:`probe` imports, imported once
+when it is loaded, so that no scenario's time limit pays for them."""
 
 
 def import_modules(flavour: str) -> None:
@@ -106,5 +184,3 @@ def import_modules(flavour: str) -> None:
         warnings.simplefilter("ignore")
         for suffix in MODULES:
             importlib.import_module(f"{flavour}{suffix}")
-        if not builtin_skill_tools_in_manager(flavour):
-            importlib.import_module(f"{flavour}_toolsets.builtin.skills")

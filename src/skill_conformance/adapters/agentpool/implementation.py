@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sys
 import tempfile
 from collections.abc import Mapping
@@ -13,10 +14,11 @@ from skill_conformance.adapters.agentpool.flavour import (
     import_modules,
     not_installed_message,
     package_version,
+    probe,
     unsupported_for,
 )
 from skill_conformance.adapters.agentpool.system import AgentpoolSystem
-from skill_conformance.port import Ability, AgentPath, AsyncSkillSystem, Setup
+from skill_conformance.port import Ability, AgentPath, AsyncSkillSystem, Setup, Unsupported
 
 
 def warm_up(implementation: AgentpoolImplementation) -> str | None:
@@ -35,7 +37,8 @@ def warm_up(implementation: AgentpoolImplementation) -> str | None:
             await system.tool_names()
             await system.list_skills()
             for path in AgentPath:
-                await system.agent_tool_names(path)
+                with contextlib.suppress(Unsupported):
+                    await system.agent_tool_names(path)
         finally:
             await system.close()
 
@@ -59,7 +62,14 @@ class AgentpoolImplementation:
         self.flavour = flavour
         self.name = flavour
         self.version = package_version(flavour)
-        self.unsupported: Mapping[Ability, str] = unsupported_for(flavour)
+        self.offers = probe(flavour)
+        self.cannot_drive: str | None = None
+        """Why the adapter cannot drive the installed package at all (the port's attribute)."""
+        self.unsupported: Mapping[Ability, str] = unsupported_for(self.offers)
+        self.warm_up_problem: str | None = None
+        if self.offers.cannot_drive is not None:
+            self.cannot_drive = f"{flavour} {self.version}: {self.offers.cannot_drive}"
+            return
         import_modules(flavour)
         self.warm_up_problem = warm_up(self)
         if self.warm_up_problem is not None:
@@ -67,4 +77,4 @@ class AgentpoolImplementation:
 
     def open(self, setup: Setup) -> AsyncSkillSystem:
         """A system for one scenario; nothing is built until ``start``."""
-        return AgentpoolSystem(setup, self.flavour)
+        return AgentpoolSystem(setup, self.offers)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import inspect
 import logging
 import warnings
 from collections.abc import Awaitable, Mapping, Sequence
@@ -13,7 +14,7 @@ from typing import Any, TypeVar
 
 from typing_extensions import override
 
-from skill_conformance.adapters.agentpool.flavour import builtin_skill_tools_in_manager
+from skill_conformance.adapters.agentpool.flavour import Offers
 from skill_conformance.adapters.agentpool.pool import (
     AGENT,
     SESSION,
@@ -39,6 +40,7 @@ from skill_conformance.port import (
     SkillListing,
     SkillSystemError,
     ToolsChild,
+    Unsupported,
 )
 
 TIMEOUT = 60.0
@@ -51,9 +53,10 @@ _T = TypeVar("_T")
 class AgentpoolSystem(AsyncSkillSystem):
     """The real codebase opened on one :class:`Setup` (see :class:`AsyncSkillSystem`)."""
 
-    def __init__(self, setup: Setup, flavour: str) -> None:
+    def __init__(self, setup: Setup, offers: Offers) -> None:
         self._setup = setup
-        self._flavour = flavour
+        self._offers = offers
+        flavour = self._flavour = offers.flavour
         self._pool: Any = None
         self._entered: Any = None
         self._capture = LogCapture()
@@ -87,11 +90,9 @@ class AgentpoolSystem(AsyncSkillSystem):
             raise RuntimeError("start() was not called")
         return self._pool
 
-    def _manager(self) -> Any:
-        caps = list(self.pool.skill_capabilities)
-        if not caps:
-            raise RuntimeError("the pool built no skill capability")
-        return caps[0]
+    def _capabilities(self) -> list[Any]:
+        """The pool's skill capabilities: one manager, or (before it) one per skill."""
+        return list(self.pool.skill_capabilities)
 
     # -- start ---------------------------------------------------------------------------------
 
@@ -149,7 +150,7 @@ class AgentpoolSystem(AsyncSkillSystem):
         from pydantic_ai import Agent
 
         toolsets = [self._child_toolset()] if self._child_modules else []
-        return Agent(Script().model(), capabilities=[self._manager()], toolsets=toolsets)
+        return Agent(Script().model(), capabilities=self._capabilities(), toolsets=toolsets)
 
     async def _run(self, agent: Any, script: Script, **keywords: Any) -> RunRecord:
         await agent.run(_PROMPT, model=script.model(), **keywords)
@@ -171,17 +172,17 @@ class AgentpoolSystem(AsyncSkillSystem):
         return context(node=SimpleNamespace(name=AGENT), pool=self.pool)
 
     async def _skill_tool(self, tool: str, arguments: Mapping[str, object]) -> object:
-        """Call the real ``load_skill``/``list_skills`` as the version at hand offers them."""
-        if builtin_skill_tools_in_manager(self._flavour):
-            # Since 4.0 the tools are the skill manager's own; run them as an agent would.
-            from pydantic_ai import Agent
+        """Call the real ``load_skill``/``list_skills`` where the installed code offers them."""
+        if self._offers.toolset_functions:
+            function = getattr(self._module("_toolsets.builtin.skills"), tool)
+            return await function(self._agent_context(), **arguments)
+        # The tools are the skill manager's own; run them as an agent would.
+        from pydantic_ai import Agent
 
-            agent = Agent(Script().model(), capabilities=[self._manager()], deps_type=object)
-            script = Script((tool, arguments))
-            await agent.run(_PROMPT, model=script.model(), deps=self._agent_context())
-            return script.result
-        function = getattr(self._module("_toolsets.builtin.skills"), tool)
-        return await function(self._agent_context(), **arguments)
+        agent = Agent(Script().model(), capabilities=self._capabilities(), deps_type=object)
+        script = Script((tool, arguments))
+        await agent.run(_PROMPT, model=script.model(), deps=self._agent_context())
+        return script.result
 
     @override
     async def load_skill(self, skill: str, arguments: str | None = None) -> str:
@@ -234,6 +235,17 @@ class AgentpoolSystem(AsyncSkillSystem):
         await self.pool.skills.refresh()
         await self.pool._rebuild_skill_capabilities()
 
+    def _manager(self) -> Any:
+        """The pool's skill manager: the one skill capability with a lifecycle of its own."""
+        managers = [cap for cap in self._capabilities() if hasattr(cap, "__aenter__")]
+        if len(managers) != 1:
+            kinds = sorted({type(cap).__name__ for cap in self._capabilities()}) or ["none"]
+            raise Unsupported(
+                f"{self._flavour}'s pool has no skill manager to enter (its skill capabilities: "
+                f"{', '.join(kinds)})"
+            )
+        return managers[0]
+
     @override
     async def enter(self) -> None:
         manager = self._manager()
@@ -261,13 +273,20 @@ class AgentpoolSystem(AsyncSkillSystem):
     async def _standalone_agent(self) -> Any:
         """An agent built from its config, given the pool's providers by the factory."""
         agent_class = self._module(".agents.native_agent").Agent
-        inject = self._module(".host.factory")._inject_pool_providers
+        name = self._offers.pool_providers
+        if name is None:
+            raise Unsupported(
+                f"{self._flavour}'s factory cannot give an agent the pool's providers"
+            )
+        inject = getattr(self._module(".host.factory"), name)
         config = self.pool.manifest.agents[AGENT]
         if config.name is None:
             config = config.model_copy(update={"name": AGENT})
         agent = agent_class.from_config(config, agent_pool=self.pool)
         await agent.__aenter__()
-        inject(agent, self.pool.get_context(), self.pool, include_aggregating=True)
+        # Its parameters changed over time: (agent, host_context, [pool,] include_aggregating).
+        extra = {"pool": self.pool} if "pool" in inspect.signature(inject).parameters else {}
+        inject(agent, self.pool.get_context(), include_aggregating=True, **extra)
         return agent
 
     async def _path_run(self, path: AgentPath, script: Script) -> RunRecord:
