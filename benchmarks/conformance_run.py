@@ -1,7 +1,7 @@
 """Benchmark: the conformance run against its own collect-only run, measured side by side.
 
     uv run python benchmarks/conformance_run.py [--impl reference] [--repeat 5] [--no-zygote-too]
-        [--user-plugins-too] [--one-process-too]
+        [--user-plugins-too] [--one-process-too] [--python VENV/bin/python]
 
 Each repeat runs, one right after the other, ``pytest steps --collect-only`` (the interpreter, the
 imports, the implementation's loading, parsing the features) and ``pytest steps`` (all that, then
@@ -73,9 +73,13 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+PYTHON = [sys.executable]
+"""The interpreter pytest runs in (``--python``: the venv of another implementation)."""
+
+
 def _pytest(impl: str, *args: str) -> Sample:
     command = [
-        sys.executable,
+        PYTHON[0],
         "-m",
         "pytest",
         "src/skill_conformance/steps",
@@ -185,6 +189,11 @@ def main() -> None:
     """Run the benchmark and print its figures."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--impl", default="reference")
+    parser.add_argument(
+        "--python",
+        default=sys.executable,
+        help="run pytest with this interpreter (the real codebase's venv, holding the suite)",
+    )
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--starts", type=int, default=7, help="server starts measured per kind")
     parser.add_argument(
@@ -201,10 +210,12 @@ def main() -> None:
         help="also time the pair without the dev-only pytest plugins",
     )
     options = parser.parse_args()
+    PYTHON[0] = options.python
     load_before = os.getloadavg()
     speed_before = _calibration()
     print(
         f"conformance run, --impl {options.impl}, {os.cpu_count()} CPUs, {options.repeat} repeats"
+        + (f", with {options.python}" if options.python != sys.executable else "")
     )
     writes = not os.environ.get("PYTHONDONTWRITEBYTECODE")
     print(

@@ -19,6 +19,7 @@ import asyncio
 import concurrent.futures
 import contextlib
 import threading
+import time
 from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from typing import Any, TypeVar
 
@@ -45,6 +46,8 @@ __all__ = [
     "ImplementationBadResult",
     "ImplementationCrash",
     "ImplementationHang",
+    "ImplementationStuck",
+    "Tripwire",
     "blocking",
 ]
 
@@ -52,6 +55,14 @@ T = TypeVar("T")
 
 Guard = Callable[[str, frozenset[Ability]], None]
 """Told an operation's name and the abilities it relies on, before the call; raises to refuse."""
+
+Tripwire = Callable[[float, int], str | None]
+"""Asked, while a call is in flight, given its seconds so far and the loop thread's id: what the
+call is seen stuck on (a named pipe it waits to read, a module that never finishes importing), or
+``None``. A call seen stuck ends at once as hung, instead of at its bound."""
+
+_LOOK_EVERY = 0.1
+"""Seconds between two looks of the tripwire."""
 
 _GRACE = 5.0
 """Seconds the caller waits past the in-loop timeout before declaring the loop itself stuck."""
@@ -73,6 +84,15 @@ class ImplementationHang(ImplementationError):
         super().__init__(f"{operation}() did not finish within {timeout:g} s")
         self.operation = operation
         self.timeout = timeout
+
+
+class ImplementationStuck(ImplementationHang):
+    """The implementation was seen waiting on something that never comes: a hang, told at once."""
+
+    def __init__(self, operation: str, timeout: float, stuck: str) -> None:
+        super().__init__(operation, timeout)
+        self.args = (f"{operation}() is stuck: {stuck}",)
+        self.stuck = stuck
 
 
 class ImplementationBadResult(ImplementationError):
@@ -145,13 +165,19 @@ class _Actor:
             finally:
                 self._deadline = None
 
-    def call(self, awaitable: Awaitable[T], timeout: float) -> T:
-        """Await ``awaitable`` on the loop; what it raises arrives wrapped in :class:`_Raised`."""
+    def call(self, awaitable: Awaitable[T], timeout: float, tripwire: Tripwire | None = None) -> T:
+        """Await ``awaitable`` on the loop; what it raises arrives wrapped in :class:`_Raised`.
+
+        With ``tripwire``, a call it sees stuck raises :class:`_Tripped` at once, its deadline
+        expired (the loop cancels it once the implementation gives the loop back).
+        """
         future: concurrent.futures.Future[T] = concurrent.futures.Future()
         self._loop.call_soon_threadsafe(self._queue.put_nowait, (awaitable, future, timeout))
         try:
-            return future.result(timeout + _GRACE)
-        except (_Raised, _Timeout, concurrent.futures.TimeoutError):
+            if tripwire is None:
+                return future.result(timeout + _GRACE)
+            return self._watch(future, timeout + _GRACE, tripwire)
+        except (_Raised, _Timeout, _Tripped, concurrent.futures.TimeoutError):
             raise
         except BaseException:
             # The caller was interrupted while it waited: cut the call in flight short, so that
@@ -159,6 +185,20 @@ class _Actor:
             future.cancel()
             self.interrupt()
             raise
+
+    def _watch(self, future: concurrent.futures.Future[T], bound: float, tripwire: Tripwire) -> T:
+        started = time.monotonic()
+        while True:
+            elapsed = time.monotonic() - started
+            try:
+                return future.result(min(_LOOK_EVERY, max(bound - elapsed, 0.0)))
+            except concurrent.futures.TimeoutError:
+                if time.monotonic() - started >= bound:
+                    raise
+            stuck = tripwire(time.monotonic() - started, self._thread.ident or 0)
+            if stuck is not None:
+                self.interrupt()
+                raise _Tripped(stuck)
 
     def interrupt(self) -> None:
         """Make the deadline of the call in flight, if any, expire now."""
@@ -190,6 +230,10 @@ class _Timeout(Exception):
     """Internal marker: the in-loop timeout fired (as opposed to the implementation's own)."""
 
 
+class _Tripped(Exception):
+    """Internal marker: the tripwire saw the call stuck; the message says on what."""
+
+
 class _Raised(Exception):
     """Internal wrapper: ``error`` was raised by the implementation inside the loop."""
 
@@ -213,11 +257,16 @@ class BlockingSkillSystem(SkillSystem):
     """The synchronous :class:`~skill_conformance.port.SkillSystem` over an async one."""
 
     def __init__(
-        self, system: AsyncSkillSystem, timeout: float, guard: Guard | None = None
+        self,
+        system: AsyncSkillSystem,
+        timeout: float,
+        guard: Guard | None = None,
+        tripwire: Tripwire | None = None,
     ) -> None:
         self._system = system
         self._timeout = timeout
         self._guard = guard
+        self._tripwire = tripwire
         self._actor = _Actor()
 
     def _needs(self, operation: str, *arguments: object) -> None:
@@ -228,9 +277,11 @@ class BlockingSkillSystem(SkillSystem):
     def _run(self, operation: str, coroutine: Coroutine[Any, Any, T]) -> T:
         try:
             with production_warnings():
-                return self._actor.call(coroutine, self._timeout)
+                return self._actor.call(coroutine, self._timeout, self._tripwire)
         except (_Timeout, concurrent.futures.TimeoutError):
             raise ImplementationHang(operation, self._timeout) from None
+        except _Tripped as tripped:
+            raise ImplementationStuck(operation, self._timeout, str(tripped)) from None
         except _Raised as raised:
             if isinstance(raised.error, (SkillSystemError, Unsupported)):
                 raise raised.error from None
@@ -344,10 +395,14 @@ class BlockingSkillSystem(SkillSystem):
 
 
 def blocking(
-    system: AsyncSkillSystem, timeout: float = 30.0, guard: Guard | None = None
+    system: AsyncSkillSystem,
+    timeout: float = 30.0,
+    guard: Guard | None = None,
+    tripwire: Tripwire | None = None,
 ) -> BlockingSkillSystem:
     """Wrap ``system`` so that each call blocks until done, for at most ``timeout`` seconds.
 
     ``guard``, if given, is told before each call the abilities it relies on, and may refuse it.
+    ``tripwire``, if given, is asked while a call is in flight whether it is seen stuck.
     """
-    return BlockingSkillSystem(system, timeout, guard)
+    return BlockingSkillSystem(system, timeout, guard, tripwire)

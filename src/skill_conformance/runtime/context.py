@@ -132,7 +132,7 @@ class ScenarioContext:
             )
             with production_warnings():
                 opened = self.implementation.open(setup)
-            system = blocking(opened, self.timeout, self._guard)
+            system = blocking(opened, self.timeout, self._guard, self.world.stuck_on)
             self._system = system
             system.start()
         return self._system

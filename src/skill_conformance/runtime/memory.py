@@ -9,9 +9,10 @@ implementation, reported as such, and the run goes on.
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
-__all__ = ["MemoryCap", "PeakGrowth", "cap_memory"]
+__all__ = ["GrowthBound", "MemoryCap", "PeakGrowth", "cap_memory"]
 
 try:
     import resource
@@ -95,3 +96,64 @@ class PeakGrowth:
         peak = _status_kib("VmHWM")
         if self._start is not None and peak is not None:
             self.mib = max(0, peak - self._start) / 1024
+
+
+_TOOL_NAME = "skill-conformance memory bound"
+
+
+class GrowthBound:
+    """Within a ``with`` block the process may grow by ``mib`` MiB at most (Linux, POSIX).
+
+    Its address space is capped that much above its size on entry, so an implementation that
+    expands without bound meets :class:`MemoryError` there, in whatever C call it is, instead of
+    growing for minutes while the suite waits; the previous limit is put back on exit. Where
+    ``sys.monitoring`` exists (Python 3.12+), every :class:`MemoryError` that reaches Python code
+    meanwhile, in any thread, is counted (:attr:`memory_errors`); one that C code catches (as
+    pydantic-core does, printing ``<unprintable ...>``) is not.
+    """
+
+    def __init__(self, mib: int) -> None:
+        self.mib = mib
+        self.memory_errors = 0
+        self._previous: tuple[int, int] | None = None
+        self._tool: int | None = None
+
+    def __enter__(self) -> GrowthBound:
+        size = _address_space()
+        if resource is not None and size is not None:
+            soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+            limit = size + self.mib * 1024 * 1024
+            if hard != resource.RLIM_INFINITY:
+                limit = min(limit, hard)
+            if soft == resource.RLIM_INFINITY or soft > limit:
+                resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+                self._previous = (soft, hard)
+        self._watch()
+        return self
+
+    def _watch(self) -> None:
+        monitoring = getattr(sys, "monitoring", None)
+        if monitoring is None:
+            return
+        tool = next((t for t in range(5, 0, -1) if monitoring.get_tool(t) is None), None)
+        if tool is None:
+            return
+        monitoring.use_tool_id(tool, _TOOL_NAME)
+        monitoring.register_callback(tool, monitoring.events.RAISE, self._raised)
+        monitoring.set_events(tool, monitoring.events.RAISE)
+        self._tool = tool
+
+    def _raised(self, _code: object, _offset: int, exception: BaseException) -> None:
+        if isinstance(exception, MemoryError):
+            self.memory_errors += 1
+
+    def __exit__(self, *_: object) -> None:
+        monitoring = getattr(sys, "monitoring", None)
+        if self._tool is not None and monitoring is not None:
+            monitoring.set_events(self._tool, 0)
+            monitoring.register_callback(self._tool, monitoring.events.RAISE, None)
+            monitoring.free_tool_id(self._tool)
+            self._tool = None
+        if self._previous is not None and resource is not None:
+            resource.setrlimit(resource.RLIMIT_AS, self._previous)
+            self._previous = None
