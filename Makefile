@@ -77,6 +77,7 @@ typecheck: sync ## mypy --strict over the suite, the steps and the reference
 .PHONY: bench
 bench: sync ## Benchmark ratios, side by side: run vs collect-only, per scenario, server vs interpreter start; tool-list scaling
 	$(UV) run --frozen python benchmarks/conformance_run.py --impl $(IMPL) --one-process-too --no-zygote-too --user-plugins-too
+	$(foreach p,$(REAL_PYTHON),$(UV) run --frozen python benchmarks/conformance_run.py --impl agentpool --python $(p) --repeat 3 --starts 1;)
 	$(UV) run --frozen python benchmarks/tool_list_scaling.py --impl $(IMPL) \
 		$(foreach p,$(REAL_PYTHON),--real-python $(p))
 
@@ -100,6 +101,15 @@ matrix: sync $(THIRD_PARTY_VENVS) ## Every implementation into build/matrix/ (+R
 		--run reference=.venv/bin/python \
 		$(foreach p,$(REAL_PYTHON),--run agentpool=$(p)) \
 		$(foreach n,$(THIRD_PARTY),--run $(n)=build/venvs/$(n)/bin/python)
+
+HISTORY_CACHE ?= build/history
+UNTIL ?= HEAD
+
+.PHONY: history
+history: sync ## The suite at each commit of REPO touching skills, SINCE..UNTIL (+PR="344 350"): $(HISTORY_CACHE)/timeline.html
+	@test -n "$(REPO)" -a -n "$(SINCE)" || { echo "usage: make history REPO=GITDIR SINCE=REV [UNTIL=REV] [PR='N ...']"; exit 2; }
+	$(UV) run --frozen skill-conformance history --repo $(REPO) --since $(SINCE) --until $(UNTIL) \
+		--cache $(HISTORY_CACHE) --uv $(UV) $(foreach n,$(PR),--pr $(n))
 
 .PHONY: help
 help: ## List the targets

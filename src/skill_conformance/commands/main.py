@@ -10,6 +10,7 @@ from typing import NoReturn
 
 from skill_conformance import __version__
 from skill_conformance.commands.compare import add_compare
+from skill_conformance.commands.history import add_history
 from skill_conformance.commands.review import add_report_commands
 from skill_conformance.commands.run import add_run
 from skill_conformance.commands.smoke import add_smoke
@@ -78,6 +79,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_gherkin(commands)
     add_report_commands(commands)
     add_compare(commands)
+    add_history(commands)
     add_smoke(commands)
     add_run(commands)
     return parser

@@ -1,0 +1,90 @@
+"""The commits a history covers: the first-parent commits touching the skill system."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["SKILL_PATHS", "Commit", "GitError", "commit", "first_parent_commits", "merge_base"]
+
+SKILL_PATHS = (
+    ":(glob)src/*/skills/**",
+    ":(glob)src/*/capabilities/skill_manager_cap.py",
+    ":(glob)src/*_toolsets/builtin/skills.py",
+    ":(glob)src/*_config/skills.py",
+)
+"""Where AgentPool's skill system lives, under either package name (``agentpool``,
+``wolfharness``): the skills package, the skill manager, the builtin skills toolset and the skills
+configuration."""
+
+
+class GitError(Exception):
+    """A git command failed; the message is one line naming the command."""
+
+
+def git(repo: Path, *args: str) -> str:
+    """The output of ``git -C repo args``, stripped."""
+    done = subprocess.run(
+        ["git", "-C", str(repo), *args], capture_output=True, text=True, check=False, timeout=120
+    )
+    if done.returncode != 0:
+        error = (done.stderr.strip().splitlines() or ["failed"])[-1]
+        raise GitError(f"git {' '.join(args[:3])}: {error}")
+    return done.stdout.strip()
+
+
+@dataclass(frozen=True)
+class Commit:
+    """One commit of the history."""
+
+    sha: str
+    date: str
+    """Its committer date, ``YYYY-MM-DD``."""
+    subject: str
+    label: str = ""
+    """What the timeline calls it when it is not a commit of the branch (``PR #344``)."""
+
+    @property
+    def short(self) -> str:
+        """The abbreviated hash the timeline shows (nine digits, as the project writes them)."""
+        return self.sha[:9]
+
+
+_FORMAT = "--format=%H%x09%cs%x09%s"
+
+
+def _parse(lines: str) -> list[Commit]:
+    commits = []
+    for line in lines.splitlines():
+        sha, date, subject = line.split("\t", 2)
+        commits.append(Commit(sha, date, subject))
+    return commits
+
+
+def commit(repo: Path, revision: str, label: str = "") -> Commit:
+    """The commit ``revision`` names (a hash, a branch, ``refs/pull/N/head``)."""
+    found = _parse(git(repo, "log", "-1", _FORMAT, revision, "--"))
+    return Commit(found[0].sha, found[0].date, found[0].subject, label)
+
+
+def first_parent_commits(
+    repo: Path, since: str, until: str, paths: Sequence[str] = SKILL_PATHS
+) -> list[Commit]:
+    """``since``, each first-parent commit after it touching ``paths``, ``until``; oldest first.
+
+    ``since`` and ``until`` are there whatever they touch: the history starts from a known state
+    and ends at the tip.
+    """
+    touching = _parse(
+        git(repo, "log", "--first-parent", "--reverse", _FORMAT, f"{since}..{until}", "--", *paths)
+    )
+    first, last = commit(repo, since), commit(repo, until)
+    found = [first, *(c for c in touching if c.sha not in (first.sha, last.sha))]
+    return found if last.sha == first.sha else [*found, last]
+
+
+def merge_base(repo: Path, one: str, other: str) -> str:
+    """The best common ancestor of ``one`` and ``other``."""
+    return git(repo, "merge-base", one, other)
