@@ -19,11 +19,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from skill_conformance.commands.history.commits import Commit, git
+from skill_conformance.errors import ConformanceError
 
 __all__ = ["BuildError", "UvBuilder", "find_python"]
 
 
-class BuildError(Exception):
+class BuildError(ConformanceError):
     """A commit's venv could not be built; the message is one line saying which step failed."""
 
 

@@ -7,6 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from skill_conformance.errors import InputError
+
 __all__ = ["SKILL_PATHS", "Commit", "GitError", "commit", "first_parent_commits", "merge_base"]
 
 SKILL_PATHS = (
@@ -20,8 +22,8 @@ SKILL_PATHS = (
 configuration."""
 
 
-class GitError(Exception):
-    """A git command failed; the message is one line naming the command."""
+class GitError(InputError):
+    """A git command on the repository given failed; the message is one line naming it."""
 
 
 def git(repo: Path, *args: str) -> str:
