@@ -4,13 +4,14 @@ and the real codebase (the real history takes minutes per commit and never runs 
 from __future__ import annotations
 
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from skill_conformance.commands.history import judge_pull_request, write_history
-from skill_conformance.commands.history.build import BuildError
-from skill_conformance.commands.history.commits import Commit, first_parent_commits
+from skill_conformance.commands.history.build import BuildError, UvBuilder
+from skill_conformance.commands.history.commits import Commit, commit, first_parent_commits
 from skill_conformance.commands.history.record import Recorder
 from skill_conformance.verdicts.results import Header, Results, ScenarioResult, write_results
 from skill_conformance.verdicts.verdict import Verdict
@@ -210,3 +211,19 @@ def test_a_pull_request_is_judged_against_its_merge_base(
     assert "the gate passes: 0 regressed, 2 fixed" in line
     text = (tmp_path / "pr-7.md").read_text()
     assert f"`#7 merge base {repo['skills'][:9]}` → `#7 head {repo['pr'][:9]}`" in text
+
+
+def test_each_commit_is_checked_out_in_a_directory_of_its_own(
+    repo: dict[str, str], tmp_path: Path
+) -> None:
+    root = Path(repo["root"])
+    builder = UvBuilder(root, tmp_path / "cache", suite=tmp_path, python=sys.executable)
+    start, skills = (commit(root, repo[name]) for name in ("start", "skills"))
+    first = builder.checkout(start)
+    assert first == tmp_path / "cache" / repo["start"][:9]
+    assert (first / SKILLS).read_text() == "v0\n"
+    assert (builder.checkout(skills) / SKILLS).read_text() == "v1\n"
+    pr = commit(root, "refs/pull/7/head")  # not on a branch: the objects are shared
+    assert (builder.checkout(pr) / SKILLS).read_text() == "v2\n"
+    with pytest.raises(BuildError, match=r"^the commit has no uv\.lock$"):
+        builder.build(start)
