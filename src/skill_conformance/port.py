@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 __all__ = [
+    "CANNOT_DRIVE",
     "FORK_SAFE",
     "Ability",
     "AgentPath",
@@ -47,6 +48,7 @@ __all__ = [
     "SkillSystemError",
     "ToolsChild",
     "Unsupported",
+    "cannot_drive",
     "fork_safe",
 ]
 
