@@ -6,8 +6,6 @@ SHELL := /bin/bash
 UV ?= $(shell command -v uv 2>/dev/null || echo $(HOME)/.local/bin/uv)
 OPENSPEC ?= npx --yes @fission-ai/openspec@1.13.2
 IMPL ?= reference
-# The step definitions, which bind every scenario of features/ (the conformance suite itself).
-STEPS := src/skill_conformance/steps
 export OPENSPEC_TELEMETRY := 0
 # Bytecode is written as on a developer's machine, also where the environment says not to (this
 # project's machines and CI do): pytest then keeps the modules it rewrites for its assertions (the
@@ -27,13 +25,14 @@ sync: $(UV) ## Install the locked environment, its bytecode compiled
 
 .PHONY: conformance
 conformance: sync ## Run the conformance suite against IMPL (default: the reference)
-	$(UV) run --frozen pytest $(STEPS) --impl $(IMPL)
+	$(UV) run --frozen skill-conformance run --impl $(IMPL)
 
-# The fast loop (minutes): every check, the conformance suite and the project's tests but the slow
-# ones. `make ci` is the full gate: this, then the slow tests (every hand-written mutant), the
+# The fast loop (minutes): every check, the conformance run against the reference and the
+# project's tests but the slow ones. `make ci` is the full gate: this, then the slow tests (every hand-written mutant), the
 # oldest pins and the matrix of implementations.
 .PHONY: test
 test: sync specs-validate features-check trace lint typecheck ## Checks and tests, conformance run included, slow tests left for `make ci`
+	$(UV) run --frozen skill-conformance run --impl reference -q
 	$(UV) run --frozen pytest -m "not slow"
 
 .PHONY: ci
@@ -57,7 +56,7 @@ trace: sync ## Every clause and requirement has a scenario, every step a definit
 	$(UV) run --frozen skill-conformance trace --allow-unchecked $(if $(AGAINST),--against $(AGAINST))
 
 .PHONY: report
-report: sync ## HTML report of RESULTS (results files of --conformance-results) into build/report.html
+report: sync ## HTML report of RESULTS (results files of --results) into build/report.html
 	$(UV) run --frozen skill-conformance report $(RESULTS) --out build/report.html
 
 .PHONY: specs-validate
@@ -72,12 +71,12 @@ lint: sync ## ruff check and format check; the layers and no import cycles (impo
 
 .PHONY: typecheck
 typecheck: sync ## mypy --strict over the suite, the steps and the reference
-	$(UV) run --frozen mypy src benchmarks conftest.py
+	$(UV) run --frozen mypy src benchmarks
 
 .PHONY: bench
-bench: sync ## Benchmark ratios, side by side: run vs collect-only, per scenario, server vs interpreter start; tool-list scaling
-	$(UV) run --frozen python benchmarks/conformance_run.py --impl $(IMPL) --one-process-too --no-zygote-too --user-plugins-too
-	$(foreach p,$(REAL_PYTHON),$(UV) run --frozen python benchmarks/conformance_run.py --impl agentpool --python $(p) --repeat 3 --starts 1;)
+bench: sync ## Benchmarks, side by side: the run within 2x its collect-only run, what each speed trick saves; tool-list scaling
+	$(UV) run --frozen python benchmarks/conformance_run.py --impl $(IMPL)
+	$(foreach p,$(REAL_PYTHON),$(UV) run --frozen python benchmarks/conformance_run.py --impl agentpool --python $(p) --repeat 3;)
 	$(UV) run --frozen python benchmarks/tool_list_scaling.py --impl $(IMPL) \
 		$(foreach p,$(REAL_PYTHON),--real-python $(p))
 
@@ -121,7 +120,8 @@ OLDEST := "pydantic-ai-slim[mcp]==1.102.0" "mcp==1.27.1" "pytest==9.0.3" "pydant
 conformance-oldest: $(UV) ## The conformance run at the oldest pins the suite supports (the real codebase's)
 	rm -rf build/oldest && $(UV) venv --quiet build/oldest
 	$(UV) pip install --quiet --python build/oldest/bin/python $(OLDEST) -e .
-	build/oldest/bin/python -m pytest $(STEPS) -p no:cacheprovider -q
+	build/oldest/bin/python -m skill_conformance run --impl reference -q
+	build/oldest/bin/python -m pytest tests/suite/test_compat.py -p no:cacheprovider -q
 
 # An interpreter of version $(1) (pyenv's where pyenv manages it), or nothing.
 find-python = $(shell PYENV_VERSION=$$(pyenv versions --bare 2>/dev/null | grep -m1 '^$(1)') \
@@ -134,4 +134,4 @@ conformance-newest: $(UV) ## The conformance run on mcp 2.x and the newest Pytho
 	@test -n "$(NEWEST_PYTHON)" || { echo "conformance-newest: no Python 3.14 or 3.13 found" >&2; exit 1; }
 	rm -rf build/newest && $(UV) venv --quiet --python $(NEWEST_PYTHON) build/newest
 	$(UV) pip install --quiet --python build/newest/bin/python $(NEWEST) -e .
-	build/newest/bin/python -m pytest $(STEPS) -p no:cacheprovider -q
+	build/newest/bin/python -m skill_conformance run --impl reference -q

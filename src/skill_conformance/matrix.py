@@ -1,6 +1,6 @@
 r"""The conformance matrix (``make matrix``): every implementation, each in its own Python.
 
-Each run is ``PYTHON -m pytest steps --impl IMPL`` from the repository root, in the venv of
+Each run is ``PYTHON -m skill_conformance run --impl IMPL`` from the repository root, in the venv of
 that implementation, writing its results file into the output directory as
 ``{adapter}-{version}.json`` beside a badge summary ``{adapter}-{version}.summary.json``
 (passed, failed, not applicable, version: what a badge shows). The HTML report of all runs, in
@@ -34,8 +34,6 @@ __all__ = ["Outcome", "Run", "badge_summary", "main", "parse_run", "run_matrix"]
 _ROOT = Path(__file__).resolve().parents[2]
 """The repository root: where ``features/`` is (an editable install)."""
 
-_STEPS = "src/skill_conformance/steps"
-"""The step definitions, relative to :data:`_ROOT`."""
 
 MEMORY_LIMIT = 4 << 30
 """The address space each run may take (``RLIMIT_AS``), 4 GiB: an implementation that reads a
@@ -74,7 +72,7 @@ def parse_run(text: str) -> Run:
 
 
 def badge_summary(results: Mapping[str, object]) -> dict[str, object]:
-    """The summary a badge shows, from a results document (``--conformance-results`` JSON)."""
+    """The summary a badge shows, from a results document (``--skill-conformance-results`` JSON)."""
     header = results["header"]
     counts = results.get("counts", {})
     assert isinstance(header, dict), "a results document has a header"
@@ -130,15 +128,15 @@ def _wait(process: subprocess.Popen[bytes], results: Path) -> int:
 def _one(run: Run, index: int, total: int, out: Path) -> Outcome:
     """Run the suite once, in ``run.python``, into ``out``."""
     print(
-        f"[{index}/{total}] {run.impl}: pytest {_STEPS} --impl {run.impl} ({run.python})",
+        f"[{index}/{total}] {run.impl}: skill-conformance run --impl {run.impl} ({run.python})",
         flush=True,
     )
     scratch = out / f".run-{index}.json"
     log = out / f".run-{index}.log"
     scratch.unlink(missing_ok=True)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(_ROOT / "src"), str(_ROOT)])}
-    command = [run.python, "-m", "pytest", _STEPS, "--impl", run.impl, "-p", "no:cacheprovider"]
-    command += ["-q", "--conformance-results", str(scratch)]
+    command = [run.python, "-m", "skill_conformance", "run", "--impl", run.impl]
+    command += ["-q", "--results", str(scratch)]
     started = time.monotonic()
     with log.open("wb") as sink:
         process = subprocess.Popen(

@@ -14,7 +14,6 @@ __all__ = [
     "positive_seconds",
     "seconds_argument",
     "whole_mib",
-    "worker_count",
     "writable_file",
 ]
 
@@ -42,21 +41,6 @@ def whole_mib(option: str, text: object) -> int:
         raise OptionError(f"{option}: {text!s:.80} is not a whole number of MiB") from None
     if value < 0:
         raise OptionError(f"{option}: {text!s:.80} is negative; 0 means no bound")
-    return value
-
-
-def worker_count(option: str, text: object) -> int | None:
-    """``text`` as a number of processes, one or more; ``None`` for ``auto``."""
-    if str(text).strip().lower() == "auto":
-        return None
-    try:
-        value = int(str(text))
-    except ValueError:
-        raise OptionError(
-            f"{option}: {text!s:.80} is neither a number of processes nor auto"
-        ) from None
-    if value < 1:
-        raise OptionError(f"{option}: {text!s:.80} is not a positive number of processes")
     return value
 
 

@@ -31,7 +31,6 @@ from typing import Protocol, runtime_checkable
 
 __all__ = [
     "CANNOT_DRIVE",
-    "FORK_SAFE",
     "Ability",
     "AgentPath",
     "AsyncSkillSystem",
@@ -49,7 +48,6 @@ __all__ = [
     "ToolsChild",
     "Unsupported",
     "cannot_drive",
-    "fork_safe",
 ]
 
 
@@ -402,15 +400,6 @@ def cannot_drive(implementation: object) -> str | None:
     return reason if isinstance(reason, str) and reason else None
 
 
-FORK_SAFE = "fork_safe"
-"""The optional attribute by which an :class:`Implementation` allows forked workers."""
-
-
-def fork_safe(implementation: object) -> bool:
-    """Whether ``implementation`` declares that its scenarios may run in forked workers."""
-    return getattr(implementation, FORK_SAFE, False) is True
-
-
 @runtime_checkable
 class Implementation(Protocol):
     """An implementation under test, as ``--impl`` selects it.
@@ -424,11 +413,6 @@ class Implementation(Protocol):
     An adapter that finds an installed version it cannot drive at all sets ``cannot_drive`` to
     the reason (:data:`CANNOT_DRIVE`): every scenario then gets the verdict *cannot drive* with
     it, instead of a column of failures that say nothing about the implementation.
-
-    An implementation may also set ``fork_safe = True`` (:data:`FORK_SAFE`): nothing it holds
-    from one scenario to the next (a process, a connection, a thread) is shared or broken when the
-    suite's process forks, so its scenarios may run in forked workers
-    (:mod:`skill_conformance.runtime.parallel`). Without it they run in the suite's own process.
 
     """
 

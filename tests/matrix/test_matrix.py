@@ -40,13 +40,13 @@ def _results(name: str, version: str, exit_status: int, **counts: int) -> dict[s
 
 
 def _python(tmp_path: Path, name: str, document: dict[str, object] | None, status: int) -> str:
-    """A stand-in interpreter: writes ``document`` where --conformance-results says, exits."""
+    """A stand-in interpreter: writes ``document`` where --results says, exits."""
     script = tmp_path / f"python-{name}"
     write = ""
     if document is not None:
         payload = json.dumps(document).replace("'", "'\\''")
         write = f"""out=""; prev=""
-for a in "$@"; do [ "$prev" = --conformance-results ] && out=$a; prev=$a; done
+for a in "$@"; do [ "$prev" = --results ] && out=$a; prev=$a; done
 printf '%s' '{payload}' > "$out"
 """
     script.write_text(

@@ -12,6 +12,7 @@ import asyncio
 import dataclasses
 import functools
 import os
+import time
 import warnings
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
@@ -298,3 +299,26 @@ class LacksFeatures(ReferenceImplementation):
 
     def open(self, setup: Setup) -> AsyncSkillSystem:
         return _NoFileReader(setup)
+
+
+# -- forks a helper that outlives the scenario -------------------------------------------------
+
+
+class _ForksHelper(ReferenceSystem):
+    """Forks, without exec, a helper that lives a minute, as an implementation's own daemon might.
+
+    The helper inherits every descriptor of the suite's process; its pid goes to the file that
+    ``SC_HELPER_PIDS`` names.
+    """
+
+    async def start(self) -> None:
+        pid = os.fork()
+        if pid == 0:  # the helper: holds what it inherited, then ends without cleaning up
+            time.sleep(60)
+            os._exit(0)
+        with open(os.environ["SC_HELPER_PIDS"], "a", encoding="utf-8") as pids:
+            pids.write(f"{pid}\n")
+        await super().start()
+
+
+ForksHelper = _implementation("ForksHelper", _ForksHelper)

@@ -145,14 +145,14 @@ def main() -> int:
     parser.add_argument("--max-children", type=int, default=os.cpu_count() or 2)
     options = parser.parse_args()
     sys.path[:0] = [str(ROOT / "src"), str(ROOT)]
-    from skill_conformance.runtime.plugin import ZYGOTE_VARIABLE
+    from skill_conformance.runtime.run import ZYGOTE_VARIABLE
     from skill_conformance.testing.zygote import Zygote
     from tests.mutants.survivors import changes
 
     zygote = Zygote()
     # Each scenario in mutmut's own process: it learns which scenarios reach which mutant by
     # tracing them there, and it already runs a child per CPU.
-    env = {**os.environ, ZYGOTE_VARIABLE: zygote.address, "SKILL_CONFORMANCE_WORKERS": "1"}
+    env = {**os.environ, ZYGOTE_VARIABLE: zygote.address}
     try:
         # Both copies now: the second run must mutate the very code the first one did.
         steps_copy = _workspace("steps", ["src/skill_conformance/steps"])

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from skill_conformance.runtime.plugin import ZYGOTE_VARIABLE
+from skill_conformance.runtime.run import ZYGOTE_VARIABLE
 from skill_conformance.testing.zygote import Zygote
 from tests.mutants.catalog import MUTANTS, REQUIREMENTS, RFC_A, RFC_B, RFC_C, Mutant
 from tests.mutants.suite_run import ROOT, SuiteRun, run_suite

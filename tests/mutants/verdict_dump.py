@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from skill_conformance.runtime.plugin import spec_tags
+from skill_conformance.runtime.run import spec_tags
 from skill_conformance.verdicts import Verdict
+from skill_conformance.verdicts.reporting import result_of
 
 _KEY = pytest.StashKey[dict[str, str]]()
 
@@ -45,11 +46,11 @@ def pytest_configure(config: pytest.Config) -> None:
 
 @pytest.hookimpl(trylast=True)
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
-    properties = {str(k): str(v) for k, v in report.user_properties}
-    if "verdict" not in properties:
+    result = result_of(report)
+    if result is None:
         return
     verdicts = _CONFIG[0].stash[_KEY]
-    scenario, verdict = properties["scenario_id"], properties["verdict"]
+    scenario, verdict = result.id, result.verdict.value
     previous = verdicts.get(scenario)
     if previous is None or Verdict(verdict).severity > Verdict(previous).severity:
         verdicts[scenario] = verdict

@@ -122,8 +122,8 @@ def test_in_a_run_a_hang_is_errored_and_no_process_outlives_it(tmp_path: Path) -
     dump = tmp_path / "verdicts.json"
     done = run_suite(
         dump,
-        "--impl=jsonlines",
-        "--scenario-timeout=2",
+        "--skill-conformance-impl=jsonlines",
+        "--skill-conformance-scenario-timeout=2",
         "-k",
         "tool_merging or positional_argument or skill_with_python_tools_registered",
         env={"SKILL_CONFORMANCE_JSONL_CMD": command},
@@ -144,10 +144,10 @@ def test_in_a_run_a_hang_is_errored_and_no_process_outlives_it(tmp_path: Path) -
 @pytest.mark.slow  # a whole-suite run: `make ci`
 def test_the_reference_behind_the_protocol_gets_the_reference_verdicts(tmp_path: Path) -> None:
     direct, wrapped = tmp_path / "direct.json", tmp_path / "wrapped.json"
-    run_suite(direct, "--impl=reference")
+    run_suite(direct, "--skill-conformance-impl=reference")
     done = run_suite(
         wrapped,
-        "--impl=jsonlines",
+        "--skill-conformance-impl=jsonlines",
         env={"SKILL_CONFORMANCE_JSONL_CMD": jsonl_command("server.py")},
     )
     assert "skill-conformance: reference-jsonlines" in done.stdout, done.stdout[-3000:]

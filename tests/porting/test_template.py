@@ -49,7 +49,7 @@ def test_each_operation_names_itself_as_not_implemented(
 
 def test_the_suite_runs_the_template_to_a_full_report(tmp_path: Path) -> None:
     dump = tmp_path / "verdicts.json"
-    done = run_suite(dump, "--impl", "template")
+    done = run_suite(dump, "--skill-conformance-impl", "template")
     output = done.stdout + done.stderr
     assert done.returncode == 1, output[-3000:]  # tests failed; not 2 (interrupted) nor 3/4
     assert "INTERNALERROR" not in output

@@ -1,7 +1,7 @@
 """A pytest plugin for the porting tests: write each scenario's verdict to $VERDICT_DUMP as JSON.
 
-Loaded with ``-p tests.porting.verdict_dump``; it reads the ``verdict`` report property the
-suite's plugin attaches, keeping the most severe phase's, as the summary does.
+Loaded with ``-p tests.porting.verdict_dump``; it reads the verdict the suite's reports carry,
+keeping the most severe phase's, as the summary does.
 """
 
 from __future__ import annotations
@@ -13,14 +13,15 @@ from pathlib import Path
 import pytest
 
 from skill_conformance.verdicts import Verdict
+from skill_conformance.verdicts.reporting import result_of
 
 _FOUND: dict[str, list[str]] = {}
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
-    for name, value in report.user_properties:
-        if name == "verdict":
-            _FOUND.setdefault(report.nodeid.rpartition("::")[2], []).append(str(value))
+    result = result_of(report)
+    if result is not None:
+        _FOUND.setdefault(report.nodeid.rpartition("::")[2], []).append(result.verdict.value)
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:

@@ -38,7 +38,10 @@ def test_a_red_summary_is_compact_and_names_each_bad_scenario() -> None:
 def test_many_bad_scenarios_are_cut_at_25() -> None:
     lines = summary_lines([result(e, "failed", "no") for e in ENTRIES])
     assert sum(line.startswith("FAILED") for line in lines) == 25
-    assert lines[-1] == f"... and {len(ENTRIES) - 25} more (all are in --conformance-results FILE)"
+    assert (
+        lines[-1]
+        == f"... and {len(ENTRIES) - 25} more (all are in --skill-conformance-results FILE)"
+    )
 
 
 def test_a_bad_scenarios_reason_is_printed_whole() -> None:

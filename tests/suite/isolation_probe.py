@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from skill_conformance.verdicts.reporting import result_of
+
 
 def _under(path: str | None, root: Path) -> bool:
     if not path:
@@ -42,15 +44,9 @@ def _write(record: dict[str, object]) -> None:
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     if _CONFIG and hasattr(_CONFIG[0], "workerinput"):
         return  # the controller gets (and writes) this report too
-    properties = dict(report.user_properties)
-    if "verdict" in properties:
-        _write(
-            {
-                "nodeid": report.nodeid,
-                "scenario_id": str(properties.get("scenario_id")),
-                "verdict": str(properties["verdict"]),
-            }
-        )
+    result = result_of(report)
+    if result is not None:
+        _write({"nodeid": report.nodeid, "scenario_id": result.id, "verdict": result.verdict.value})
 
 
 @pytest.hookimpl(wrapper=True)

@@ -8,11 +8,12 @@ from pathlib import Path
 
 
 def run_with_plugin(
-    directory: Path, files: dict[str, str], *arguments: str
+    directory: Path, files: dict[str, str], *arguments: str, suite: bool = True
 ) -> subprocess.CompletedProcess[str]:
     """Write ``files`` (path below ``directory`` -> text), then run pytest there on ``arguments``.
 
-    The suite's plugin is loaded by name, as an installed suite's is; output is captured as text.
+    The suite is on (``--skill-conformance-impl reference``) unless ``suite`` is false; its
+    plugin is the installed entry point's. Output is captured as text.
     """
     for name, text in files.items():
         path = directory / name
@@ -21,7 +22,8 @@ def run_with_plugin(
     return subprocess.run(
         [
             *(sys.executable, "-m", "pytest", "-q", "-s", "-p", "no:cacheprovider"),
-            *("-p", "skill_conformance.runtime.plugin", *arguments),
+            *(["--skill-conformance-impl=reference"] if suite else []),
+            *arguments,
         ],
         cwd=directory,
         capture_output=True,

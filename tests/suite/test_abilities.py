@@ -22,8 +22,8 @@ from skill_conformance.adapters.reference import ReferenceImplementation
 from skill_conformance.port import Ability, AgentPath, ErrorKind, McpChild, Scope, ServerCommand
 from skill_conformance.runtime.abilities import UntaggedAbility, operation_needs, world_needs
 from skill_conformance.runtime.context import ScenarioContext
-from skill_conformance.runtime.plugin import missing_abilities
 from skill_conformance.runtime.production import production_warnings
+from skill_conformance.runtime.run import missing_abilities
 from skill_conformance.runtime.world import World
 from tests.mutants.suite_run import SuiteRun, run_suite
 
@@ -161,7 +161,7 @@ def runs(results_dir: Path) -> Iterator[dict[str, Future[SuiteRun]]]:
                 f"tests.misbehaving.adapters:{name}",
                 "-k",
                 SELECT,
-                f"--conformance-results={results_dir / name}.json",
+                f"--skill-conformance-results={results_dir / name}.json",
                 scenario_timeout=30,
             )
             for name in ("Warns", "LacksFeatures")

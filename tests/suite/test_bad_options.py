@@ -30,6 +30,7 @@ def _pytest_steps(*args: str) -> subprocess.CompletedProcess[str]:
         "-p",
         "no:cacheprovider",
         "-q",
+        "--skill-conformance-impl=reference",
         *args,
     ]
     return subprocess.run(
@@ -46,9 +47,12 @@ def _one_error_line(output: str) -> str:
 
 _BAD_VALUES = [
     # not a positive, finite number of seconds
-    *(("--scenario-timeout", value) for value in ("0", "-1", "nan", "inf", "1e400", "soon")),
-    # neither a positive number of processes nor auto
-    *(("--scenario-workers", value) for value in ("0", "-2", "two", "1.5", "")),
+    *(
+        ("--skill-conformance-scenario-timeout", value)
+        for value in ("0", "-1", "nan", "inf", "1e400", "soon")
+    ),
+    # not a whole number of MiB, or negative
+    *(("--skill-conformance-memory-limit", value) for value in ("-1", "lots", "1.5")),
 ]
 
 
@@ -66,10 +70,10 @@ def test_an_option_value_that_cannot_be_used_is_refused_in_one_line(
 def test_conformance_results_naming_a_directory_is_refused_before_the_run(
     tmp_path: Path,
 ) -> None:
-    done = _pytest_steps(f"--conformance-results={tmp_path}", "-k", "tool_merging")
+    done = _pytest_steps(f"--skill-conformance-results={tmp_path}", "-k", "tool_merging")
     assert done.returncode == pytest.ExitCode.USAGE_ERROR, done.stdout[-2000:]
     line = _one_error_line(done.stdout + done.stderr)
-    assert "--conformance-results" in line
+    assert "--skill-conformance-results" in line
     assert str(tmp_path) in line
     assert "passed" not in done.stdout
 
@@ -78,9 +82,9 @@ def test_conformance_results_naming_a_directory_is_refused_before_the_run(
 def test_conformance_results_in_an_unwritable_directory_is_refused(tmp_path: Path) -> None:
     locked = tmp_path / "locked"
     locked.mkdir(mode=0o500)
-    done = _pytest_steps(f"--conformance-results={locked / 'r.json'}", "-k", "tool_merging")
+    done = _pytest_steps(f"--skill-conformance-results={locked / 'r.json'}", "-k", "tool_merging")
     assert done.returncode == pytest.ExitCode.USAGE_ERROR, done.stdout[-2000:]
-    assert "--conformance-results" in _one_error_line(done.stdout + done.stderr)
+    assert "--skill-conformance-results" in _one_error_line(done.stdout + done.stderr)
 
 
 def _results_file(tmp_path: Path, data: bytes) -> Path:

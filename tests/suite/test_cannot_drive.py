@@ -33,8 +33,9 @@ def test_every_scenario_gets_the_reason_once_and_the_run_fails(tmp_path: Path) -
     done = subprocess.run(
         [
             *(sys.executable, "-m", "pytest", "src/skill_conformance/steps", "-p"),
-            *("no:cacheprovider", "--impl", "undriven_adapter:Undriven", "--no-expectations"),
-            *("-k", "positional_argument or named_pipe", f"--conformance-results={results}"),
+            *("no:cacheprovider", "--skill-conformance-impl", "undriven_adapter:Undriven"),
+            "--skill-conformance-no-expectations",
+            *("-k", "positional_argument or named_pipe", f"--skill-conformance-results={results}"),
         ],
         cwd=ROOT,
         env={**os.environ, "PYTHONPATH": str(tmp_path)},

@@ -51,7 +51,7 @@ def test_an_outside_adapter_runs_and_reports(tmp_path: Path) -> None:
     report = tmp_path / "cucumber.json"
     done = _run(
         tmp_path,
-        "--impl",
+        "--skill-conformance-impl",
         "mine_adapter:Mine",
         "-k",
         "positional_argument or repeated_rebuilds",
@@ -69,7 +69,9 @@ def test_an_outside_adapter_runs_and_reports(tmp_path: Path) -> None:
 
 def test_an_adapter_that_cannot_import_gives_one_line(tmp_path: Path) -> None:
     (tmp_path / "broken_adapter.py").write_text("import no_such_module_sc\n")
-    done = _run(tmp_path, "--impl", "broken_adapter:Impl", "-k", "positional_argument")
+    done = _run(
+        tmp_path, "--skill-conformance-impl", "broken_adapter:Impl", "-k", "positional_argument"
+    )
     assert done.returncode == 4
     output = done.stdout + done.stderr
     assert (

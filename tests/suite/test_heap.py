@@ -23,9 +23,9 @@ def pytest_unconfigure(config):
 """
 
 
-def _run(tmp_path: Path, folder: str) -> str:
-    files = {f"{folder}/test_probe.py": _PROBE, "conftest.py": _AFTER}
-    done = run_with_plugin(tmp_path, files, f"{folder}/test_probe.py")
+def _run(tmp_path: Path, *, suite: bool) -> str:
+    files = {"checks/test_probe.py": _PROBE, "conftest.py": _AFTER}
+    done = run_with_plugin(tmp_path, files, "checks/test_probe.py", suite=suite)
     assert done.returncode == 0, done.stdout + done.stderr
     return done.stdout
 
@@ -37,11 +37,11 @@ def _count(output: str, label: str) -> int:
 def test_the_scenarios_run_with_the_collected_heap_frozen_and_it_is_thawed_after(
     tmp_path: Path,
 ) -> None:
-    output = _run(tmp_path, "steps")
+    output = _run(tmp_path, suite=True)
     assert _count(output, "FROZEN") > 10_000, output
     assert _count(output, "AFTER") == 0, output
 
 
-def test_a_run_of_other_tests_leaves_the_heap_alone(tmp_path: Path) -> None:
-    output = _run(tmp_path, "checks")
+def test_a_run_without_the_suite_leaves_the_heap_alone(tmp_path: Path) -> None:
+    output = _run(tmp_path, suite=False)
     assert _count(output, "FROZEN") == 0, output

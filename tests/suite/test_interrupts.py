@@ -82,7 +82,7 @@ def _run_and_signal(
     ready: Callable[[Path, str], bool],
     impl: str = "reference",
     extra_env: dict[str, str] | None = None,
-    workers: str = "1",
+    via: str = "pytest",
     to_group: bool = False,
 ) -> tuple[int, float, str, Path, Path, str]:
     marker = f"SKILL_CONFORMANCE_INTERRUPT_TEST={uuid.uuid4().hex}"
@@ -90,10 +90,14 @@ def _run_and_signal(
     temp.mkdir()
     env = {**os.environ, "TMPDIR": str(temp), marker.split("=")[0]: marker.split("=")[1]}
     env.update(extra_env or {})
+    if via == "run":  # the command users run: the signal goes to it, and so to pytest
+        start = [sys.executable, "-m", "skill_conformance", "run", "--impl", impl]
+    else:
+        start = [sys.executable, "-m", "pytest", "src/skill_conformance/steps"]
+        start += ["--skill-conformance-impl", impl, "-p", "no:cacheprovider"]
     command = [
-        sys.executable, "-m", "pytest", "src/skill_conformance/steps", "--impl", impl, "-q",
-        "-p", "no:randomly", "-p", "no:cacheprovider", "-k", select, f"--basetemp={base}",
-        f"--conformance-results={results}", f"--scenario-workers={workers}",
+        *start, "-q", "-p", "no:randomly", "-k", select, f"--basetemp={base}",
+        f"--skill-conformance-results={results}",
     ]  # fmt: skip
     process = subprocess.Popen(
         command,
@@ -125,14 +129,13 @@ def _run_and_signal(
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["sigint", "sigterm"])
 @pytest.mark.parametrize(
-    ("where", "workers"),
-    # The JSON-lines adapter is not fork_safe: its scenarios run in pytest's process.
-    [("stdio", "1"), ("stdio", "2"), ("http", "1"), ("http", "2"), ("jsonlines", "1")],
+    ("where", "via"),
+    [("stdio", "pytest"), ("stdio", "run"), ("http", "pytest"), ("jsonlines", "pytest")],
 )
 def test_one_signal_stops_the_run_and_leaves_nothing_behind(
-    tmp_path: Path, sig: signal.Signals, where: str, workers: str
+    tmp_path: Path, sig: signal.Signals, where: str, via: str
 ) -> None:
-    """With workers, the signal reaches pytest's process, which passes it on to each, once."""
+    """Also sent to ``skill-conformance run``, which becomes pytest rather than wait for it."""
     impl, env = "reference", {}
     if where == "stdio":
         select, ready = "mcp and not by_url", lambda base, _marker: _stdio_server_started(base)
@@ -148,28 +151,27 @@ def test_one_signal_stops_the_run_and_leaves_nothing_behind(
         ready = lambda _base, _marker: _jsonlines_hangs(pids)  # noqa: E731
         env["SKILL_CONFORMANCE_JSONL_CMD"] += f" --pids {shlex.quote(str(pids))}"
     status, elapsed, output, temp, results, marker = _run_and_signal(
-        tmp_path, sig, select, ready, impl, env, workers
+        tmp_path, sig, select, ready, impl, env, via
     )
-    _stopped_cleanly(status, elapsed, output, temp, results, marker, workers)
+    _stopped_cleanly(status, elapsed, output, temp, results, marker)
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["sigint", "sigterm"])
-def test_one_signal_to_the_whole_process_group_stops_a_run_in_workers(
+def test_one_signal_to_the_whole_process_group_stops_the_run(
     tmp_path: Path, sig: signal.Signals
 ) -> None:
-    """Each worker gets the signal too: it ignores Ctrl-C, and one SIGTERM counts once."""
+    """As a terminal's Ctrl-C or a CI runner's kill of the job's group: the servers get it too."""
     select, ready = "mcp and not by_url", lambda base, _marker: _stdio_server_started(base)
     status, elapsed, output, temp, results, marker = _run_and_signal(
-        tmp_path, sig, select, ready, workers="2", to_group=True
+        tmp_path, sig, select, ready, via="run", to_group=True
     )
-    _stopped_cleanly(status, elapsed, output, temp, results, marker, "2")
+    _stopped_cleanly(status, elapsed, output, temp, results, marker)
 
 
 def _stopped_cleanly(
-    status: int, elapsed: float, output: str, temp: Path, results: Path, marker: str, workers: str
+    status: int, elapsed: float, output: str, temp: Path, results: Path, marker: str
 ) -> None:
     """Interrupted (exit 2) soon, nothing blamed on the implementation or left behind."""
-    assert ("scenarios ran in 2 worker processes" in output) == (workers == "2"), output[-3000:]
     assert "ImplementationCrash" not in output, output[-3000:]
     assert status == pytest.ExitCode.INTERRUPTED, output[-3000:]
     assert elapsed < _EXIT_WITHIN, f"exited {elapsed:.1f} s after the signal"

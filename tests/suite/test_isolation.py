@@ -51,6 +51,7 @@ def _run(base: Path, *options: str) -> SuiteRun:
     }
     command = [
         sys.executable, "-m", "pytest", "src/skill_conformance/steps", "-q",
+        "--skill-conformance-impl=reference",
         "-p", "no:cacheprovider", "-p", "isolation_probe", f"--basetemp={base / 'basetemp'}",
         *options,
     ]  # fmt: skip

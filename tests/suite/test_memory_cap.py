@@ -21,21 +21,21 @@ def test_greedy():
 
 
 def _run(tmp_path: Path, *options: str) -> subprocess.CompletedProcess[str]:
-    # The bound is for runs of the scenarios: the test sits in a steps folder.
-    greedy = {"steps/test_greedy.py": _GREEDY}
-    return run_with_plugin(tmp_path, greedy, *options, "steps/test_greedy.py")
+    # The bound is for runs of the suite (which naming an implementation turns on).
+    greedy = {"checks/test_greedy.py": _GREEDY}
+    return run_with_plugin(tmp_path, greedy, *options, "checks/test_greedy.py")
 
 
 @pytest.mark.skipif(not Path("/proc/self/statm").exists(), reason="reads /proc (Linux)")
 def test_an_allocation_beyond_the_limit_fails_with_memory_error(tmp_path: Path) -> None:
-    bounded = _run(tmp_path, "--memory-limit", "256")
+    bounded = _run(tmp_path, "--skill-conformance-memory-limit", "256")
     assert "MEMORY-ERROR" in bounded.stdout, bounded.stdout + bounded.stderr
-    unbounded = _run(tmp_path, "--memory-limit", "0")
+    unbounded = _run(tmp_path, "--skill-conformance-memory-limit", "0")
     assert "ALLOCATED" in unbounded.stdout, unbounded.stdout + unbounded.stderr
 
 
 def test_a_negative_limit_is_refused_in_one_line(tmp_path: Path) -> None:
-    result = _run(tmp_path, "--memory-limit", "-1")
+    result = _run(tmp_path, "--skill-conformance-memory-limit", "-1")
     assert result.returncode == 4
-    assert "--memory-limit: -1 is negative; 0 means no bound" in result.stderr
+    assert "--skill-conformance-memory-limit: -1 is negative; 0 means no bound" in result.stderr
     assert "Traceback" not in result.stderr

@@ -174,7 +174,7 @@ def test_an_adapter_that_fails_to_import_gives_one_line(
             "src/skill_conformance/steps",
             "-p",
             "no:cacheprovider",
-            f"--impl={module}:X",
+            f"--skill-conformance-impl={module}:X",
         ],
         cwd=ROOT,
         env={**__import__("os").environ, "PYTHONPATH": str(directory)},

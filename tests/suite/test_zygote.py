@@ -5,12 +5,9 @@ from __future__ import annotations
 import json
 import os
 import select
-import shlex
-import shutil
 import signal
 import socket
 import subprocess
-import sys
 import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -20,7 +17,7 @@ import pytest
 from skill_conformance.runtime.servers import ServerLog, pid_alive
 from skill_conformance.runtime.world import World
 from skill_conformance.testing.launcher import HEADER
-from skill_conformance.testing.zygote import Zygote, launch_command, native_launcher
+from skill_conformance.testing.zygote import Zygote, launch_command
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="the zygote forks")
 
@@ -30,22 +27,6 @@ def zygote() -> Iterator[Zygote]:
     owned = Zygote()
     yield owned
     owned.stop()
-
-
-@pytest.fixture(scope="module")
-def compiled(zygote: Zygote) -> Path:
-    """The launcher the zygote compiled (``launcher.c``), once it is in place."""
-    if shutil.which(os.environ.get("CC", "cc")) is None:
-        pytest.skip("no C compiler: the zygote builds no launcher, the Python one serves")
-    launcher = native_launcher(zygote.address, wait=60)
-    assert launcher is not None, "not built within 60 s"
-    return launcher
-
-
-@pytest.fixture(params=["python", "compiled"])
-def launcher(request: pytest.FixtureRequest) -> Path | None:
-    """Which launcher starts the servers: ``None`` for the Python one, else the compiled one."""
-    return request.getfixturevalue("compiled") if request.param == "compiled" else None
 
 
 _LAUNCHED: list[subprocess.Popen[str]] = []
@@ -70,10 +51,9 @@ def _launch(
     *extra: str,
     env: Mapping[str, str | bytes] | None = None,
     cwd: Path,
-    launcher: Path | None = None,
 ) -> subprocess.Popen[str]:
-    """Start the test server as the world's commands do: through ``launcher`` when given."""
-    command = [*launch_command(address, launcher), "--label", "z", "--log", str(log), *extra]
+    """Start the test server as the world's commands do."""
+    command = [*launch_command(address), "--label", "z", "--log", str(log), *extra]
     process = subprocess.Popen(
         command,
         stdin=subprocess.PIPE,
@@ -129,13 +109,11 @@ def _started(log: Path) -> tuple[int, int]:
 
 
 def test_a_forked_server_serves_the_launchers_stdio_with_its_environment(
-    zygote: Zygote, tmp_path: Path, launcher: Path | None
+    zygote: Zygote, tmp_path: Path
 ) -> None:
     log = tmp_path / "mcp.log"
     env = {**os.environ, "SC_ZYGOTE_PROBE": "from-the-launcher \u00e9"}
-    process = _launch(
-        zygote.address, log, "--tool", "getenv", env=env, cwd=tmp_path, launcher=launcher
-    )
+    process = _launch(zygote.address, log, "--tool", "getenv", env=env, cwd=tmp_path)
     result = _handshake(process)
     assert isinstance(result, dict)
     assert result["serverInfo"]["name"] == "z"
@@ -153,10 +131,10 @@ def test_a_forked_server_serves_the_launchers_stdio_with_its_environment(
 
 @pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGKILL])
 def test_a_server_stops_with_its_launcher(
-    zygote: Zygote, tmp_path: Path, how: signal.Signals, launcher: Path | None
+    zygote: Zygote, tmp_path: Path, how: signal.Signals
 ) -> None:
     log = tmp_path / "mcp.log"
-    process = _launch(zygote.address, log, "--tool", "echo", cwd=tmp_path, launcher=launcher)
+    process = _launch(zygote.address, log, "--tool", "echo", cwd=tmp_path)
     _handshake(process)
     _, server_pid = _started(log)
     process.send_signal(how)
@@ -169,33 +147,28 @@ def test_a_server_stops_with_its_launcher(
 
 
 def test_a_server_that_exits_at_once_gives_its_status_to_the_launcher(
-    zygote: Zygote, tmp_path: Path, launcher: Path | None
+    zygote: Zygote, tmp_path: Path
 ) -> None:
     log = tmp_path / "mcp.log"
-    process = _launch(zygote.address, log, "--mode", "crash", cwd=tmp_path, launcher=launcher)
+    process = _launch(zygote.address, log, "--mode", "crash", cwd=tmp_path)
     assert process.wait(10) == 3
 
 
 def test_a_launcher_dies_of_the_signal_that_killed_its_server(
-    zygote: Zygote, tmp_path: Path, launcher: Path | None
+    zygote: Zygote, tmp_path: Path
 ) -> None:
     log = tmp_path / "mcp.log"
-    process = _launch(zygote.address, log, "--mode", "hang", cwd=tmp_path, launcher=launcher)
+    process = _launch(zygote.address, log, "--mode", "hang", cwd=tmp_path)
     _, server_pid = _started(log)
     os.kill(server_pid, signal.SIGKILL)
     assert process.wait(10) == -signal.SIGKILL
 
 
-def test_an_environment_that_is_not_utf8_is_still_served(
-    zygote: Zygote, tmp_path: Path, launcher: Path | None
-) -> None:
-    """marshal cannot carry bytes that are not UTF-8: the compiled launcher hands over to the
-    Python one, which serves through the zygote all the same."""
+def test_an_environment_that_is_not_utf8_is_still_served(zygote: Zygote, tmp_path: Path) -> None:
+    """The launcher carries an environment that marshal could not: bytes that are not UTF-8."""
     log = tmp_path / "mcp.log"
     env = {**os.environ, "SC_NOT_UTF8": b"caf\xe9", "SC_ZYGOTE_PROBE": "probe"}
-    process = _launch(
-        zygote.address, log, "--tool", "getenv", env=env, cwd=tmp_path, launcher=launcher
-    )
+    process = _launch(zygote.address, log, "--tool", "getenv", env=env, cwd=tmp_path)
     _handshake(process)
     assert _getenv(process, "SC_ZYGOTE_PROBE") == "z:getenv:probe"
     pid, server_pid = _started(log)
@@ -224,46 +197,12 @@ def test_a_request_the_zygote_cannot_read_leaves_it_no_descriptor(zygote: Zygote
         os.close(read_end)
 
 
-def test_a_compiler_that_takes_its_time_holds_up_no_server(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Servers are forked while the launcher is built; stopping the zygote stops the build."""
-    marker = f"sc-slow-compiler-{os.getpid()}"
-    sleeper = shlex.join([sys.executable, "-c", "import time; time.sleep(30)", marker])
-    monkeypatch.setenv("CC", sleeper)
-    owned = Zygote()
-    try:
-        log = tmp_path / "mcp.log"
-        began = time.monotonic()
-        process = _launch(owned.address, log, "--tool", "echo", cwd=tmp_path)
-        _handshake(process)
-        assert time.monotonic() - began < 10
-        assert native_launcher(owned.address) is None
-        assert any(marker in line for line in _command_lines())
-    finally:
-        began = time.monotonic()
-        owned.stop()
-    assert time.monotonic() - began < 5
-    assert not any(marker in line for line in _command_lines())
-
-
-def _command_lines() -> list[str]:
-    lines = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                lines.append((entry / "cmdline").read_bytes().replace(b"\0", b" ").decode())
-            except OSError:
-                continue
-    return lines
-
-
-def test_the_worlds_server_commands_run_the_compiled_launcher(
-    zygote: Zygote, compiled: Path, tmp_path: Path
-) -> None:
+def test_the_worlds_server_commands_go_through_the_zygote(zygote: Zygote, tmp_path: Path) -> None:
     world = World(tmp_path, zygote=zygote.address)
     command = world.servers.command("w", tools=["getenv"])
-    assert command.command == str(compiled)
+    assert [command.command, *command.args][: len(launch_command(zygote.address))] == (
+        launch_command(zygote.address)
+    )
     process = subprocess.Popen(
         [command.command, *command.args],
         stdin=subprocess.PIPE,
@@ -280,33 +219,20 @@ def test_the_worlds_server_commands_run_the_compiled_launcher(
     assert pid == process.pid != server_pid
 
 
-def test_the_compiled_launcher_refuses_a_command_line_it_cannot_read(compiled: Path) -> None:
-    for arguments in ([], ["address"], ["address", "x", "python"], ["address", "2", "python"]):
-        done = subprocess.run(
-            [str(compiled), *arguments], capture_output=True, text=True, timeout=10, check=False
-        )
-        assert done.returncode == 2, arguments
-        assert done.stderr == "usage: launcher ADDRESS SKIP COMMAND...\n"
-
-
-def test_stopping_the_zygote_stops_the_servers_it_forked(
-    tmp_path: Path, launcher: Path | None
-) -> None:
+def test_stopping_the_zygote_stops_the_servers_it_forked(tmp_path: Path) -> None:
     owned = Zygote()
     log = tmp_path / "mcp.log"
-    process = _launch(owned.address, log, "--mode", "hang", cwd=tmp_path, launcher=launcher)
+    process = _launch(owned.address, log, "--mode", "hang", cwd=tmp_path)
     _, server_pid = _started(log)
     owned.stop()
     assert not pid_alive(server_pid)
     assert process.wait(10) != 0 or ServerLog(log).stopped() == ["z"]
 
 
-def test_without_a_zygote_the_command_serves_on_its_own(
-    tmp_path: Path, launcher: Path | None
-) -> None:
+def test_without_a_zygote_the_command_serves_on_its_own(tmp_path: Path) -> None:
     log = tmp_path / "mcp.log"
     nothing = str(tmp_path / "nothing-listens")
-    process = _launch(nothing, log, "--tool", "getenv", cwd=tmp_path, launcher=launcher)
+    process = _launch(nothing, log, "--tool", "getenv", cwd=tmp_path)
     _handshake(process)
     assert _getenv(process, "SC_UNSET_FOR_SURE") == "z:getenv:"
     pid, server_pid = _started(log)
@@ -317,12 +243,10 @@ def test_without_a_zygote_the_command_serves_on_its_own(
 
 
 @pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="reads the launcher's /proc")
-def test_a_launcher_keeps_none_of_the_stdio_it_handed_over(
-    zygote: Zygote, tmp_path: Path, launcher: Path | None
-) -> None:
+def test_a_launcher_keeps_none_of_the_stdio_it_handed_over(zygote: Zygote, tmp_path: Path) -> None:
     """The server's pipes end with the server, as for a process the client started itself."""
     log = tmp_path / "mcp.log"
-    process = _launch(zygote.address, log, "--tool", "echo", cwd=tmp_path, launcher=launcher)
+    process = _launch(zygote.address, log, "--tool", "echo", cwd=tmp_path)
     _handshake(process)
     held = {fd: os.readlink(f"/proc/{process.pid}/fd/{fd}") for fd in (0, 1, 2)}
     assert held == dict.fromkeys((0, 1, 2), os.devnull)

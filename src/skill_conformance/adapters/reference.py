@@ -115,8 +115,6 @@ class ReferenceImplementation:
     """
 
     name = "reference"
-    fork_safe = True
-    """Each scenario builds its own system; nothing outlives it (forked workers may run them)."""
 
     def __init__(self, parts: ReferenceParts | None = None, *, name: str | None = None) -> None:
         if name is not None:

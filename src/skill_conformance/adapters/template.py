@@ -44,9 +44,6 @@ class TemplateImplementation:
 
     name = "template"
     version = "0.0.0"
-    # True once nothing this object holds between scenarios (a process, a connection, a thread)
-    # would be shared by the workers the suite forks after collection: then they run in parallel.
-    fork_safe = False
 
     def __init__(self) -> None:
         # Abilities your implementation lacks, each with the reason reports show for the

@@ -73,7 +73,10 @@ def _add_gherkin(commands: argparse._SubParsersAction[_Parser]) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     """Build the argument parser with one subparser per command."""
-    parser = _Parser(prog="skill-conformance", description=__doc__)
+    parser = _Parser(
+        prog="skill-conformance",
+        description="The conformance suite of the Agent Skills system: run it, read its reports.",
+    )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(title="commands", metavar="COMMAND", parser_class=_Parser)
     _add_gherkin(commands)

@@ -122,7 +122,7 @@ def add_report_commands(commands: argparse._SubParsersAction[Any]) -> None:
     report = commands.add_parser(
         "report",
         help="render the verdicts of results files: an HTML page, or a Markdown summary",
-        description="Render the verdicts of one or more --conformance-results files side by "
+        description="Render the verdicts of one or more results files (--results) side by "
         "side: a self-contained HTML page, requirement by requirement with each scenario's "
         "steps, or a Markdown summary for a CI job page (--format markdown). Exit 0, or 2 on "
         "errors.",

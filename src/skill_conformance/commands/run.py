@@ -1,51 +1,76 @@
-"""``skill-conformance run --impl NAME [pytest options]``: the bundled suite, from any directory.
+"""``skill-conformance run --impl NAME [options] [pytest options]``: the bundled suite, anywhere.
 
-The run is pytest on the suite's own step definitions and features, in a fresh interpreter of
-this environment, configured only by the suite's ``suite.ini``: the current directory's
-``pytest.ini``, ``pyproject.toml`` or ``conftest.py`` (another project's checkout, say) cannot
-change what the suite does, and nothing is written there unless an option asks for it
-(``--junitxml=FILE``). The directory stays importable, so ``--impl mypackage.adapter:Impl``
-finds an adapter kept in it.
+The command becomes pytest (it replaces its own process, so a signal sent to it reaches pytest)
+on the suite's step definitions and features, configured only by the suite's ``suite.ini``: the
+current directory's ``pytest.ini``, ``pyproject.toml`` or ``conftest.py`` (another project's
+checkout, say) cannot change what the suite does. The directory stays importable, so
+``--impl mypackage.adapter:Impl`` finds an adapter kept in it. pytest's cache (for ``--lf``) is
+kept per implementation in the user's cache directory, not in the current one.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
+import os
 import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from skill_conformance.runtime.options import (
+    IMPL,
+    OPTIONS,
+    RESULTS,
+    SCENARIOS,
+    TRACEBACK,
+    SuiteOption,
+)
+
 __all__ = ["add_run", "pytest_arguments", "run_suite"]
 
-_PACKAGE = Path(__file__).resolve().parents[1]
+_PACKAGE = SCENARIOS.parents[1]
 _INI = _PACKAGE / "runtime" / "suite.ini"
-_TESTS = _PACKAGE / "steps" / "test_conformance.py"
 
 
-def pytest_arguments(impl: str, extra: Sequence[str]) -> list[str]:
-    """The pytest command line of a bundled run against ``impl``, ``extra`` last."""
-    return [
-        str(_TESTS),
+def _cache_dir(impl: str) -> Path | None:
+    """Where pytest keeps its cache for runs against ``impl``; ``None`` if it cannot be written."""
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    name = hashlib.sha256(impl.encode()).hexdigest()[:16]
+    folder = base / "skill-conformance" / "pytest" / name
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return None
+    return folder if os.access(folder, os.W_OK) else None
+
+
+def pytest_arguments(suite: dict[str, object], extra: Sequence[str]) -> list[str]:
+    """The pytest command line of a bundled run: ``suite`` options by ``dest``, ``extra`` last."""
+    impl = str(suite[IMPL.dest])
+    cache = _cache_dir(impl)
+    arguments = [
+        str(SCENARIOS),
         "-c",
         str(_INI),
         "--rootdir",
         str(_PACKAGE),
         "--noconftest",
-        "-p",
-        "no:cacheprovider",
-        "-p",
-        "skill_conformance.runtime.suite",
-        "--impl",
-        impl,
-        *extra,
+        *(["-p", "no:cacheprovider"] if cache is None else ["-o", f"cache_dir={cache}"]),
     ]
+    for option in OPTIONS:
+        arguments += option.pytest_arguments(suite.get(option.dest))
+    return [*arguments, *extra]
 
 
-def run_suite(impl: str, extra: Sequence[str]) -> int:
-    """Run the bundled suite against ``impl`` in a fresh interpreter; pytest's exit status."""
-    command = [sys.executable, "-m", "pytest", *pytest_arguments(impl, extra)]
+def run_suite(suite: dict[str, object], extra: Sequence[str]) -> int:
+    """Become pytest running the bundled suite (where exec exists); else pytest's exit status."""
+    command = [sys.executable, "-m", "pytest", *pytest_arguments(suite, extra)]
+    sys.stdout.flush()
+    sys.stderr.flush()
+    if os.name == "posix":
+        os.execv(sys.executable, command)
     process = subprocess.Popen(command)
     try:
         return process.wait()
@@ -54,7 +79,8 @@ def run_suite(impl: str, extra: Sequence[str]) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    return run_suite(args.impl, args.pytest_args)
+    suite = {option.dest: getattr(args, option.dest) for option in OPTIONS}
+    return run_suite(suite, args.pytest_args)
 
 
 def add_run(commands: argparse._SubParsersAction[Any]) -> None:
@@ -65,14 +91,34 @@ def add_run(commands: argparse._SubParsersAction[Any]) -> None:
         help="run the bundled conformance suite against an implementation",
         description=(
             "Run the conformance suite bundled with this installation against --impl, from any "
-            "directory. Options after --impl that the command does not know go to pytest "
-            "(e.g. --junitxml=FILE, -x, -k EXPR). The exit status is pytest's."
+            "directory. Every other option goes to pytest: -k EXPR and -m EXPR select scenarios "
+            "(by capability, requirement, clause, scenario id or needed ability, e.g. "
+            "-m 'needs:mcp', -k skill-tools), -x stops at the first failure, --lf reruns the "
+            "last run's failures, --junitxml=FILE writes JUnit XML (pytest --help lists them "
+            "all). The exit status is pytest's. In pytest itself the options below are spelt "
+            "--skill-conformance-NAME."
         ),
     )
-    parser.add_argument(
-        "--impl",
-        required=True,
-        metavar="NAME",
-        help="reference, agentpool, wolfharness, jsonlines, or package.module:Attribute",
-    )
+    for option in OPTIONS:
+        if option.flag:
+            parser.add_argument(
+                option.run_flag, dest=option.dest, action="store_true", help=option.help
+            )
+        else:
+            parser.add_argument(
+                option.run_flag,
+                dest=option.dest,
+                metavar=option.metavar,
+                required=option is IMPL,
+                help=option.help,
+            )
+    for old, new in _FORMER_NAMES.items():  # as earlier versions spelt them
+        parser.add_argument(old, dest=new.dest, action=_action(new), help=argparse.SUPPRESS)
     parser.set_defaults(command=_run, pytest_args=[], passes_unknown=True)
+
+
+def _action(option: SuiteOption) -> str:
+    return "store_true" if option.flag else "store"
+
+
+_FORMER_NAMES = {"--conformance-results": RESULTS, "--scenario-traceback": TRACEBACK}

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import os
 import sys
 import tempfile
 from collections.abc import Callable, Mapping
@@ -276,6 +277,8 @@ _STATUSES = ("ok", "unsupported", "error")
 
 
 def _run(args: argparse.Namespace) -> int:
+    if "" not in sys.path and os.getcwd() not in sys.path:  # as `run` (python -m pytest) has it
+        sys.path.insert(0, os.getcwd())
     try:
         implementation = load_implementation(args.impl)
     except AdapterLoadError as error:
@@ -290,7 +293,12 @@ def add_smoke(commands: argparse._SubParsersAction[Any]) -> None:
     parser = commands.add_parser(
         "smoke",
         help="try each port operation of an adapter once and say which work",
-        description=__doc__.splitlines()[0] if __doc__ else None,
+        description=(
+            "Which port operations of an adapter work, on one screen: each is called once on a "
+            "tiny world and gets one line, ok, unsupported or error. Exit 1 if any errored, 2 if "
+            "the adapter cannot be loaded. A package.module:Attribute adapter is imported from "
+            "the current directory too."
+        ),
     )
     parser.add_argument(
         "--impl",

@@ -139,6 +139,9 @@ def check_steps(root: Path, tests: str, features: str, timeout: float = 300.0) -
         "-p",
         "no:cacheprovider",
         "--color=no",
+        # The step definitions are the suite's: loaded for a run naming an implementation.
+        "--skill-conformance-impl=reference",
+        "--skill-conformance-no-zygote",
     ]
     done = subprocess.run(
         command, cwd=root, capture_output=True, text=True, timeout=timeout, check=False

@@ -1,95 +1,162 @@
-"""The suite's command-line options; the module pytest's ``pytest11`` entry point loads.
+"""The suite's pytest plugin (the ``pytest11`` entry point ``skill_conformance``) and its options.
 
-Installed, the suite adds only its options to every pytest run in that environment, and nothing
-else: its hooks and step definitions (:mod:`skill_conformance.runtime.suite`) are loaded when a
-run asks for the suite, by ``--impl`` on the command line, by ``skill-conformance run``, or by
-this repository's ``conftest.py``. Another project's own tests see no change.
+Installed, the suite adds its options to every pytest run in the environment, and nothing else: a
+run that does not name an implementation with ``--skill-conformance-impl`` imports nothing more of
+the suite and sees no hook of it. Naming one (``skill-conformance run --impl NAME`` does) loads the
+suite: its hooks and step definitions (:mod:`.session`). ``-p no:skill_conformance`` leaves the
+suite out altogether, options included.
+
+The options are defined once here, for pytest and for ``skill-conformance run``. In pytest every
+option is named ``--skill-conformance-NAME`` (its ``dest`` ``skill_conformance_*``), after the
+distribution, as Hypothesis names its ``--hypothesis-*``: installed into another
+project's venv, the suite can clash with no option of the project's own. ``skill-conformance run``
+takes the same options without the prefix (``--impl``), as the suite's own command line.
+
+Every pytest run of an environment the suite is installed in imports this module: it imports
+nothing but pytest and the standard library.
 """
 
 from __future__ import annotations
 
-import os
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from skill_conformance.verdicts.block import TRACEBACK_OPTION
+__all__ = ["IMPL", "OPTIONS", "PREFIX", "RESULTS", "SUITE", "TRACEBACK", "SuiteOption", "suite_on"]
 
-SUITE = "skill_conformance.runtime.suite"
-"""The plugin that loads the suite's hooks and step definitions."""
+SUITE = "skill_conformance.runtime.session"
+"""The plugin that holds the suite's hooks and lists its step definitions."""
+SCENARIOS = Path(__file__).resolve().parents[1] / "steps" / "test_conformance.py"
+"""The test module that binds every scenario of the features."""
+
+PREFIX = "skill-conformance-"
+
+
+@dataclass(frozen=True)
+class SuiteOption:
+    """One option of the suite: its name without the prefix, its help, how it takes a value."""
+
+    name: str
+    help: str
+    metavar: str | None = None
+    """The value's name; ``None`` for a flag (an option that takes no value)."""
+    default: str | None = None
+
+    @property
+    def flag(self) -> bool:
+        """Whether the option takes no value."""
+        return self.metavar is None
+
+    @property
+    def pytest_flag(self) -> str:
+        """How pytest's command line spells it: ``--skill-conformance-impl``."""
+        return f"--{PREFIX}{self.name}"
+
+    @property
+    def run_flag(self) -> str:
+        """How ``skill-conformance run`` spells it: ``--impl``."""
+        return f"--{self.name}"
+
+    @property
+    def dest(self) -> str:
+        """Its attribute on pytest's ``config.option``: ``skill_conformance_impl``."""
+        return f"{PREFIX}{self.name}".replace("-", "_")
+
+    def pytest_arguments(self, value: object) -> list[str]:
+        """The pytest command line giving ``value`` (a flag: ``True``) to this option."""
+        if self.flag:
+            return [self.pytest_flag] if value else []
+        return [] if value is None else [f"{self.pytest_flag}={value}"]
+
+
+IMPL = SuiteOption(
+    "impl",
+    "the implementation under test, which turns the suite on: reference, agentpool, "
+    "wolfharness, jsonlines, template, pydantic-ai-skills, deepagents, agno, or "
+    "package.module:Attribute",
+    metavar="NAME",
+)
+RESULTS = SuiteOption(
+    "results",
+    "write the run's header and one verdict per scenario to FILE (JSON)",
+    metavar="FILE",
+)
+TRACEBACK = SuiteOption(
+    "traceback",
+    "under each failing scenario's short block, print pytest's full traceback and the "
+    "captured output",
+)
+OPTIONS = (
+    IMPL,
+    SuiteOption(
+        "expectations",
+        "expectations file of known failures, applied as strict xfail (default: "
+        "expectations/<implementation>/<version>.toml where one exists)",
+        metavar="FILE",
+    ),
+    SuiteOption("no-expectations", "apply no expectations file: raw verdicts"),
+    RESULTS,
+    SuiteOption(
+        "scenario-timeout",
+        "seconds each call into the implementation may take (default 30)",
+        metavar="SECONDS",
+        default="30",
+    ),
+    SuiteOption(
+        "memory-limit",
+        "MiB the suite's process may grow beyond its size at start-up, so that an "
+        "implementation reading without bound fails with MemoryError instead of exhausting the "
+        "machine (default 4096; 0: no bound)",
+        metavar="MIB",
+        default="4096",
+    ),
+    TRACEBACK,
+    SuiteOption(
+        "no-zygote",
+        "start each test MCP server from scratch, importing the mcp SDK, instead of forking it "
+        "from a warm parent (slower; the servers are real processes either way)",
+    ),
+)
+"""Every option, in the order ``--help`` lists them."""
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    """Add the suite's options."""
-    group = parser.getgroup("skill-conformance")
-    group.addoption(
-        "--impl",
-        default=os.environ.get("SKILL_CONFORMANCE_IMPL", "reference"),
-        help="implementation under test: reference (default), agentpool, wolfharness, "
-        "or package.module:Class",
+    """Add the suite's options, each named ``--skill-conformance-*``."""
+    group = parser.getgroup(
+        "skill-conformance", "skill-conformance (on with --skill-conformance-impl)"
     )
-    group.addoption(
-        "--scenario-timeout",
-        default="30",
-        help="seconds each call into the implementation may take (default 30)",
-    )
-    group.addoption(
-        "--memory-limit",
-        metavar="MIB",
-        default="4096",
-        help="MiB the suite's process (and each worker) may grow beyond its size at start-up, "
-        "so that an implementation reading without bound fails with MemoryError instead of "
-        "exhausting the machine (default 4096; 0: no bound)",
-    )
-    group.addoption(
-        "--expectations",
-        metavar="FILE",
-        type=Path,
-        default=None,
-        help="expectations file of known failures, applied as strict xfail "
-        "(default: expectations/<implementation>/<version>.toml where one exists)",
-    )
-    group.addoption(
-        "--no-expectations",
-        action="store_true",
-        default=False,
-        help="apply no expectations file: raw verdicts",
-    )
-    group.addoption(
-        "--no-zygote",
-        action="store_true",
-        default=False,
-        help="start each test MCP server from scratch, importing the mcp SDK, instead of "
-        "forking it from a warm parent (slower; the servers are real processes either way)",
-    )
-    group.addoption(
-        "--scenario-workers",
-        metavar="N",
-        default=os.environ.get("SKILL_CONFORMANCE_WORKERS", "auto"),
-        help="processes that run the scenarios, forked from this one once collection ends: a "
-        "number, or auto (default: on Linux, one per CPU and one more, as many as the memory "
-        "limit leaves room for, one per 8 scenarios at most); 1 runs them in this process",
-    )
-    group.addoption(
-        "--conformance-results",
-        metavar="FILE",
-        type=Path,
-        default=None,
-        help="write the run's header and one verdict per scenario to FILE (JSON)",
-    )
-    group.addoption(
-        TRACEBACK_OPTION,
-        action="store_true",
-        default=False,
-        help="under each failing scenario's short block, print pytest's full traceback "
-        "and the captured output",
-    )
+    for option in OPTIONS:
+        if option.flag:
+            group.addoption(
+                option.pytest_flag, dest=option.dest, action="store_true", help=option.help
+            )
+        else:
+            group.addoption(
+                option.pytest_flag,
+                dest=option.dest,
+                metavar=option.metavar,
+                default=option.default,
+                help=option.help,
+            )
 
 
+def suite_on(config: pytest.Config) -> bool:
+    """Whether this run names an implementation, and so runs the suite."""
+    return config.getoption(IMPL.dest, None) is not None
+
+
+@pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
-    """Load the suite when the command line names an implementation with ``--impl``."""
-    asked = any(
-        arg == "--impl" or arg.startswith("--impl=") for arg in config.invocation_params.args
-    )
-    if asked:
+    """Load the suite when the run names an implementation."""
+    if suite_on(config):
         config.pluginmanager.import_plugin(SUITE)
+
+
+def pytest_collectstart(collector: pytest.Collector) -> None:
+    """Refuse to collect the scenarios when the run names no implementation to run them on."""
+    if collector.path == SCENARIOS and not suite_on(collector.config):
+        raise pytest.UsageError(
+            f"the conformance scenarios need an implementation: {IMPL.pytest_flag} NAME "
+            "(or run them with `skill-conformance run --impl NAME`)"
+        )

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from skill_conformance.port import ServerCommand
 from skill_conformance.testing.mcp_server import COMMAND_ARGS
-from skill_conformance.testing.zygote import launch_command, native_launcher
+from skill_conformance.testing.zygote import launch_command
 
 __all__ = ["ServerLog", "Servers", "free_port", "pauses", "pid_alive"]
 
@@ -54,13 +54,13 @@ class Servers:
         """The command starting the test MCP server ``label`` (``logged``: to :attr:`log`).
 
         ``binary_skills`` are served as bytes (blobs) ending in one byte that is not UTF-8. With
-        a zygote, the command is the launcher it compiled, else the Python launcher
-        (:func:`launch_command`); without one, the server itself.
+        a zygote, the command is its launcher (:func:`launch_command`); without one, the server
+        itself.
         """
         if self.zygote is None:
             command = [sys.executable, *COMMAND_ARGS]
         else:
-            command = launch_command(self.zygote, native_launcher(self.zygote))
+            command = launch_command(self.zygote)
         args = ["--label", label]
         if logged:
             args += ["--log", str(self.log)]

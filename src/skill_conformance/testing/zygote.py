@@ -7,10 +7,7 @@ skill_conformance.testing.mcp_server --zygote ADDRESS``): the zygote forks a ser
 on exactly the launcher's stdio pipes, takes its environment and working directory, reports its
 pid and then its exit status to the launcher, and stops it when the launcher's lifeline ends.
 
-That launcher is an interpreter's start all the same (about 10 ms of CPU). So the zygote also
-compiles ``launcher.c``, the same launcher in C (under 1 ms), with the C compiler it finds, next to
-its socket, once its imports are done; :func:`native_launcher` finds it, and the world's server
-commands (:func:`launch_command`) run it where it was built, else the Python launcher.
+The world's server commands (:func:`launch_command`) run that launcher.
 
 :class:`Zygote` is the zygote seen from the process that owns it (the pytest plugin, once per
 run); when the owner stops it or dies, the zygote stops every server it still runs.
@@ -22,7 +19,6 @@ import contextlib
 import marshal
 import os
 import selectors
-import shlex
 import shutil
 import signal
 import socket
@@ -39,7 +35,7 @@ from pathlib import Path
 from skill_conformance.testing.launcher import FORWARDED, HEADER
 from skill_conformance.testing.mcp_server import COMMAND_ARGS
 
-__all__ = ["Zygote", "launch_command", "native_launcher"]
+__all__ = ["Zygote", "launch_command"]
 
 _STOP_GRACE = 2.0
 """Seconds the zygote gives its servers to stop on SIGTERM before it kills them."""
@@ -95,13 +91,10 @@ class _Parent:
         listener: socket.socket,
         lifeline: int,
         serve: ServeFunction,
-        build: _LauncherBuild | None = None,
     ) -> None:
         self.listener = listener
         self.lifeline = lifeline
         self.serve = serve
-        self.build = build
-        """The compiled launcher's build while it runs: servers are forked meanwhile."""
         self.selector = selectors.DefaultSelector()
         self.children: dict[int, tuple[socket.socket, int]] = {}  # pid -> (connection, pidfd)
         self.selector.register(listener, selectors.EVENT_READ, "accept")
@@ -109,20 +102,15 @@ class _Parent:
 
     def run(self) -> None:
         while True:
-            polling = not _HAS_PIDFD or self.build is not None
-            for key, _mask in self.selector.select(0.05 if polling else None):
+            for key, _mask in self.selector.select(None if _HAS_PIDFD else 0.05):
                 if key.data == "accept":
                     self._accept()
                 elif key.data == "lifeline":
                     if not os.read(self.lifeline, 512):
-                        if self.build is not None:
-                            self.build.cancel()
                         self._stop_all()
                         return
                 else:
                     self._reap(int(key.data))
-            if self.build is not None and self.build.done():
-                self.build = None
             if not _HAS_PIDFD:
                 for pid in list(self.children):
                     self._reap(pid, block=False)
@@ -227,80 +215,9 @@ def _die_with_launcher(lifeline: int) -> None:
 _HAS_PIDFD = hasattr(os, "pidfd_open")
 
 
-_LAUNCHER_SOURCE = Path(__file__).with_name("launcher.c")
-_LAUNCHER = "launcher"
-"""The file name, next to the zygote's socket, of the launcher the zygote compiled."""
-
-
-def native_launcher(address: str, wait: float = 0.0) -> Path | None:
-    """The compiled launcher of the zygote at ``address``, if it built one (``launcher.c``).
-
-    It runs where the Python launcher would (the world's server commands) at a tenth of the
-    cost: under 1 ms of CPU for each server start, against about 10 ms. Without a C compiler the
-    zygote builds none. ``wait``: seconds to give a build still running before answering.
-    """
-    path = Path(address).with_name(_LAUNCHER)
-    deadline = time.monotonic() + wait
-    while not os.access(path, os.X_OK):
-        if time.monotonic() >= deadline:
-            return None
-        time.sleep(0.02)
-    return path
-
-
-def launch_command(address: str, launcher: Path | None) -> list[str]:
-    """How to serve a test MCP server through the zygote at ``address``, up to its own arguments.
-
-    ``launcher`` is a compiled launcher (:func:`native_launcher`) to run, or ``None`` for the
-    Python launcher. The compiled one wraps the Python one's command line, which it runs where it
-    cannot ask the zygote itself: ``launcher ADDRESS SKIP PYTHON-COMMAND...``, the zygote serving
-    the words after the first SKIP of PYTHON-COMMAND.
-    """
-    python = [sys.executable, *COMMAND_ARGS, "--zygote", address]
-    return python if launcher is None else [str(launcher), address, str(len(python)), *python]
-
-
-@dataclass
-class _LauncherBuild:
-    """The C compiler building ``launcher.c``, and where the launcher goes once it is built."""
-
-    process: subprocess.Popen[bytes]
-    target: Path
-
-    @classmethod
-    def start(cls, target: Path) -> _LauncherBuild | None:
-        """Start the compiler (``$CC``, else ``cc``); ``None`` where there is none."""
-        compiler = shlex.split(os.environ.get("CC", "cc"))
-        if not compiler or shutil.which(compiler[0]) is None or not _LAUNCHER_SOURCE.is_file():
-            return None
-        output = target.with_suffix(".part")
-        # Unoptimised: -O2 doubles the compile (0.05 s) to save 0.04 ms of each start (measured).
-        command = [*compiler, "-o", str(output), str(_LAUNCHER_SOURCE)]
-        try:
-            process = subprocess.Popen(
-                command,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-            )
-        except OSError:
-            return None
-        return cls(process, target)
-
-    def done(self) -> bool:
-        """Whether the compiler has ended; a launcher it built is then in place, whole."""
-        if self.process.poll() is None:
-            return False
-        if self.process.returncode == 0:
-            with contextlib.suppress(OSError):
-                os.replace(self.target.with_suffix(".part"), self.target)
-        return True
-
-    def cancel(self) -> None:
-        """Stop a compiler still running."""
-        if self.process.poll() is None:
-            self.process.kill()
-            self.process.wait()
+def launch_command(address: str) -> list[str]:
+    """How to serve a test MCP server through the zygote at ``address``, up to its own arguments."""
+    return [sys.executable, *COMMAND_ARGS, "--zygote", address]
 
 
 def _serve_forever(listen_fd: int) -> None:
@@ -317,10 +234,7 @@ def _serve_forever(listen_fd: int) -> None:
     import gc
 
     gc.freeze()  # keep the imported objects' pages shared with the forked servers
-    # Built once the imports are done, not meanwhile: pytest collects on the other CPU, and a
-    # compiler running beside the imports took CPU from it (collection 0.07 s longer, measured).
-    build = _LauncherBuild.start(Path(listener.getsockname()).with_name(_LAUNCHER))
-    _Parent(listener, lifeline, serve_argv, build).run()
+    _Parent(listener, lifeline, serve_argv).run()
     os._exit(0)  # its servers are stopped; tearing its heap down would only keep pytest waiting
 
 
@@ -371,7 +285,7 @@ class Zygote:
         except subprocess.TimeoutExpired:
             self._process.kill()
             self._process.wait()
-        shutil.rmtree(self._directory, ignore_errors=True)  # the socket, the launcher
+        shutil.rmtree(self._directory, ignore_errors=True)  # the socket
 
 
 if __name__ == "__main__":

@@ -5,7 +5,7 @@
 - :mod:`.block`: the few lines a failing scenario prints;
 - :mod:`.reporting`: the pytest hooks that classify, print and name the scenarios;
 - :mod:`.summary`: the one-screen summary at the end of a run;
-- :mod:`.results`: the results file of a run (``--conformance-results``);
+- :mod:`.results`: the results file of a run (``--skill-conformance-results``);
 - :mod:`.expectations`, :mod:`.expectations_apply`, :mod:`.baseline`: known failures.
 """
 

@@ -1,14 +1,13 @@
 """The few lines a failing scenario prints: where it is, the step that failed, expected, observed.
 
-Every value is printed whole; pytest's traceback follows only with ``--scenario-traceback``.
+Every value is printed whole; pytest's traceback follows only with
+``--skill-conformance-traceback``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-from _pytest._code.code import TerminalRepr  # what a report's longrepr is; not re-exported
-from _pytest._io import TerminalWriter
+from typing import Protocol
 
 from skill_conformance.verdicts.ledger import ScenarioInfo
 from skill_conformance.verdicts.mismatch import Mismatch
@@ -16,7 +15,7 @@ from skill_conformance.verdicts.verdict import Verdict
 
 __all__ = ["TRACEBACK_OPTION", "FailedStep", "failure_block"]
 
-TRACEBACK_OPTION = "--scenario-traceback"
+TRACEBACK_OPTION = "--skill-conformance-traceback"
 _MAX_MESSAGE_LINES = 8
 """Lines of a crash's message shown; a longer message ends with how to see all of it."""
 _PHASES = {"setup": "before its steps", "teardown": "after its steps"}
@@ -60,21 +59,28 @@ class _Crash:
         return self.message
 
 
-class BlockRepr(TerminalRepr):
-    """A block as a report's ``longrepr``: pytest prints it whole; one line names the scenario.
+class _Writer(Protocol):
+    def line(self, s: str = "", **markup: bool) -> None: ...
 
-    pytest's short test summary and JUnit's ``message`` attribute take :attr:`reprcrash`; with
-    a plain string they would take the whole block (on CI) or its first line cut to the width.
+
+class BlockRepr:
+    """A block as a report's ``longrepr``: pytest prints it whole; one line says what went wrong.
+
+    pytest's short test summary and JUnit's ``message`` attribute take :attr:`reprcrash`'s
+    message: the failure's reason on one line (expected and observed, or the error).
     """
 
-    def __init__(self, text: str, headline: str) -> None:
+    def __init__(self, text: str, message: str) -> None:
         self.text = text
-        self.reprcrash = _Crash(headline)
+        self.reprcrash = _Crash(message)
 
-    def toterminal(self, tw: TerminalWriter) -> None:
+    def toterminal(self, tw: _Writer) -> None:
         """Write the block's lines."""
         for line in self.text.splitlines():
             tw.line(line)
+
+    def __str__(self) -> str:
+        return self.text
 
 
 def _message(error: BaseException | str) -> list[str]:

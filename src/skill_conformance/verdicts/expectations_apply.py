@@ -1,4 +1,4 @@
-"""Apply an expectations file to a collected run: each known failure becomes a strict xfail."""
+"""Choose, read and apply the expectations file of a run: each known failure a strict xfail."""
 
 from __future__ import annotations
 
@@ -19,7 +19,12 @@ from skill_conformance.verdicts.expectations import (
 )
 from skill_conformance.verdicts.ledger import ScenarioInfo
 
-__all__ = ["AppliedExpectations", "apply_expectations", "expectations_root"]
+__all__ = [
+    "AppliedExpectations",
+    "ChosenExpectations",
+    "choose_expectations",
+    "expectations_root",
+]
 
 
 @dataclass(frozen=True)
@@ -44,39 +49,56 @@ def expectations_root() -> Path:
     return expectations_dir().parent
 
 
-def apply_expectations(
-    config: pytest.Config,
-    implementation: Implementation,
-    items: Sequence[pytest.Item],
-    collected: Mapping[str, ScenarioInfo],
-) -> AppliedExpectations:
-    """Mark the known failures among ``items`` as strict xfail, with their reasons."""
-    if config.getoption("--no-expectations"):
-        return AppliedExpectations(None, None, 0, (), "none applied (--no-expectations)")
-    explicit: Path | None = config.getoption("--expectations")
-    root = expectations_root()
-    path = explicit or default_path(root, implementation.name, implementation.version)
+@dataclass(frozen=True)
+class ChosenExpectations:
+    """The expectations file a run applies (none: :attr:`expectations` is ``None``), and why."""
+
+    path: Path | None
+    expectations: Expectations | None
+    note: str
+
+    def apply(
+        self, items: Sequence[pytest.Item], collected: Mapping[str, ScenarioInfo]
+    ) -> AppliedExpectations:
+        """Mark the known failures among ``items`` as strict xfail, with their reasons."""
+        if self.expectations is None:
+            return AppliedExpectations(None, None, 0, (), self.note)
+        keys: dict[str, pytest.Item] = {}
+        for item in items:
+            info = collected.get(item.nodeid)
+            if info is not None:
+                keys[scenario_key(info.capability, info.scenario_id)] = item
+        applied = 0
+        for key, reason in self.expectations.reasons.items():
+            known = keys.get(key)
+            if known is not None:
+                known.add_marker(pytest.mark.xfail(strict=True, reason=reason))
+                applied += 1
+        unmatched = sorted(set(self.expectations.reasons) - set(keys))
+        note = f"{self.path} ({applied} known failures applied as strict xfail)"
+        return AppliedExpectations(self.path, self.expectations, applied, unmatched, note)
+
+
+def choose_expectations(
+    implementation: Implementation, explicit: Path | None, *, disabled: bool
+) -> ChosenExpectations:
+    """The expectations file for ``implementation``, read and checked.
+
+    ``explicit`` is the file asked for, else the bundled one of the implementation's name and
+    version, where there is one. Raises :class:`ExpectationsError` naming the file.
+    """
+    if disabled:
+        return ChosenExpectations(None, None, "none applied (--no-expectations)")
+    path = explicit or default_path(
+        expectations_root(), implementation.name, implementation.version
+    )
     if explicit is None and not path.is_file():
-        return AppliedExpectations(
-            None, None, 0, (), f"none for {implementation.name} {implementation.version}"
-        )
+        note = f"none for {implementation.name} {implementation.version}"
+        return ChosenExpectations(None, None, note)
     expectations = load_expectations(path)
     if expectations.implementation != implementation.name:
         raise ExpectationsError(
             f"{path}: written for {expectations.implementation!r}, "
             f"but the implementation under test is {implementation.name!r}"
         )
-    keys: dict[str, pytest.Item] = {}
-    for item in items:
-        info = collected.get(item.nodeid)
-        if info is not None:
-            keys[scenario_key(info.capability, info.scenario_id)] = item
-    applied = 0
-    for key, reason in expectations.reasons.items():
-        known = keys.get(key)
-        if known is not None:
-            known.add_marker(pytest.mark.xfail(strict=True, reason=reason))
-            applied += 1
-    unmatched = sorted(set(expectations.reasons) - set(keys))
-    note = f"{path} ({applied} known failures applied as strict xfail)"
-    return AppliedExpectations(path, expectations, applied, unmatched, note)
+    return ChosenExpectations(path, expectations, "")

@@ -1,8 +1,4 @@
-"""Which scenario a pytest report belongs to, the verdict each phase gives, and the run's ledger.
-
-A scenario's identity travels on every report as user properties (they cross xdist and end up in
-JUnit XML); the phase that decides a verdict adds ``verdict`` and ``reason`` to its own report.
-"""
+"""A collected scenario, the verdict each phase of it gives, and the run's ledger of verdicts."""
 
 from __future__ import annotations
 
@@ -37,48 +33,10 @@ class ScenarioInfo:
     line: int = 0
     """The line of ``Scenario:`` in :attr:`path`."""
 
-    _FIELDS = ("capability", "requirement", "requirement_slug", "scenario", "feature", "path")
-
     @property
     def title(self) -> str:
         """``capability > scenario``: how the run's output heads this scenario."""
         return f"{self.capability} > {self.scenario}"
-
-    def as_properties(self) -> list[tuple[str, str]]:
-        """Report user properties naming this scenario (they cross xdist)."""
-        fields = [(f"sc_{name}", str(getattr(self, name))) for name in self._FIELDS]
-        return [("scenario_id", self.scenario_id), *fields, ("sc_line", str(self.line))]
-
-    @classmethod
-    def from_properties(cls, nodeid: str, properties: dict[str, str]) -> ScenarioInfo | None:
-        """The inverse of :meth:`as_properties`; ``None`` for a report of no scenario."""
-        if "scenario_id" not in properties:
-            return None
-        return cls(
-            nodeid=nodeid,
-            capability=properties["sc_capability"],
-            requirement=properties["sc_requirement"],
-            requirement_slug=properties.get("sc_requirement_slug", ""),
-            scenario=properties["sc_scenario"],
-            feature=properties["sc_feature"],
-            scenario_id=properties["scenario_id"],
-            path=properties.get("sc_path", "?"),
-            line=int(properties.get("sc_line", "0")),
-        )
-
-
-def _properties(report: pytest.TestReport | pytest.CollectReport) -> dict[str, str]:
-    # A collection error reaches the report hooks as a CollectReport, which has no properties.
-    return {str(k): str(v) for k, v in getattr(report, "user_properties", ())}
-
-
-def decided(report: pytest.TestReport) -> tuple[ScenarioInfo, Verdict, str] | None:
-    """The scenario, verdict and reason a report carries, if its phase decided a verdict."""
-    properties = _properties(report)
-    info = ScenarioInfo.from_properties(report.nodeid, properties)
-    if info is None or "verdict" not in properties:
-        return None
-    return info, Verdict(properties["verdict"]), properties.get("reason", "")
 
 
 _XPASS_STRICT = "[XPASS(strict)]"
@@ -170,55 +128,23 @@ _SPACES = re.compile(r"\s+")
 
 @dataclass
 class Ledger:
-    """Every scenario that got a verdict in a run, with its most severe verdict and reason."""
+    """Every scenario that got a verdict in a run, with its most severe result."""
 
-    collected: dict[str, ScenarioInfo] = field(default_factory=dict)
-    verdicts: dict[str, Verdict] = field(default_factory=dict)
-    reasons: dict[str, str] = field(default_factory=dict)
-    raws: dict[str, tuple[Verdict, str]] = field(default_factory=dict)
-    """What each expected failure really did (see :func:`raw_of`)."""
+    results_by_node: dict[str, ScenarioResult] = field(default_factory=dict)
 
-    def record_report(self, report: pytest.TestReport) -> None:
-        """Record the verdict a report carries in its user properties, if it carries one."""
-        found = decided(report)
-        if found is not None:
-            info, verdict, reason = found
-            self.collected[report.nodeid] = info
-            self.record(report.nodeid, verdict, reason)
-            properties = _properties(report)
-            if verdict is Verdict.EXPECTED_FAILURE and "raw" in properties:
-                raw = (Verdict(properties["raw"]), properties.get("observed", ""))
-                self.raws[report.nodeid] = raw
-
-    def record(self, nodeid: str, verdict: Verdict, reason: str) -> None:
-        """Keep the most severe verdict any phase of ``nodeid`` gave."""
-        previous = self.verdicts.get(nodeid)
-        if previous is None or verdict.severity > previous.severity:
-            self.verdicts[nodeid] = verdict
-            self.reasons[nodeid] = reason
+    def record(self, nodeid: str, result: ScenarioResult) -> None:
+        """Keep the most severe result any phase of ``nodeid`` gave."""
+        previous = self.results_by_node.get(nodeid)
+        if previous is None or result.verdict.severity > previous.verdict.severity:
+            self.results_by_node[nodeid] = result
 
     def counts(self) -> Counter[Verdict]:
         """How many scenarios got each verdict."""
-        return Counter(self.verdicts.values())
+        return Counter(result.verdict for result in self.results_by_node.values())
 
     def results(self) -> list[ScenarioResult]:
         """One result per scenario, ordered by capability and scenario id."""
-        found = [
-            ScenarioResult(
-                capability=info.capability,
-                requirement_slug=info.requirement_slug,
-                requirement_title=info.requirement,
-                id=info.scenario_id,
-                name=info.scenario,
-                verdict=self.verdicts[nodeid],
-                reason=self.reasons.get(nodeid, ""),
-                raw=self.raws[nodeid][0] if nodeid in self.raws else None,
-                observed=self.raws[nodeid][1] if nodeid in self.raws else "",
-            )
-            for nodeid, info in self.collected.items()
-            if nodeid in self.verdicts
-        ]
-        return sorted(found, key=lambda result: result.key)
+        return sorted(self.results_by_node.values(), key=lambda result: result.key)
 
     def summary_lines(self, width: int = 100) -> list[str]:
         """One screen: per capability and requirement, the counts; then the bad scenarios."""

@@ -1,12 +1,16 @@
-"""The pytest hooks that turn reports into verdicts and show them to a CI user.
+"""How a run's reports become verdicts, and how the verdicts are shown to a CI user.
 
-- Each phase of a scenario that decides a verdict carries it on its report (``verdict`` and
-  ``reason`` user properties); the ledger keeps the most severe one per scenario.
+- The phase of a scenario that decides its verdict carries it on its report as one
+  :class:`~.results.ScenarioResult` (in its JSON form, which crosses pytest-xdist as it is); the
+  ledger keeps the most severe one per scenario, and the summary, JUnit XML and the results file
+  read it from there.
 - A failed or errored scenario's report shows :func:`~.block.failure_block` instead of pytest's
-  traceback (``--scenario-traceback`` appends the traceback), headed ``capability > scenario``.
+  traceback (``--skill-conformance-traceback`` appends it), and its one-line reason is what
+  pytest's short summary and JUnit's ``message`` show.
 - pytest counts each report under its verdict, so its closing line uses the suite's words;
-  pytest prints the failed scenarios, this plugin the errored ones, in the same form.
-- JUnit XML names each test case after its scenario, its class after the capability.
+  pytest prints the failed scenarios, this the errored ones, in the same form.
+- JUnit XML names each test case after its scenario, its class after the capability; an errored
+  scenario is an ``<error>``; a skipped one names its feature file and line, not the suite's code.
 - The summary is printed last, after pytest's short test summary.
 - An interrupted run (Ctrl-C, SIGTERM) says so under the summary, and its results file says
   ``"interrupted": true``; a scenario in flight gets no verdict.
@@ -19,108 +23,93 @@ from collections import Counter
 from collections.abc import Callable, Generator, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol, cast
 
 import pytest
 
-from skill_conformance.verdicts.block import (
-    TRACEBACK_OPTION,
-    BlockRepr,
-    FailedStep,
-    failure_block,
-)
-from skill_conformance.verdicts.ledger import (
-    Ledger,
-    ScenarioInfo,
-    decided,
-    raw_of,
-    reason_of,
-    verdict_of,
-)
-from skill_conformance.verdicts.results import Header, Results, write_results
+from skill_conformance import _compat
+from skill_conformance.verdicts.block import BlockRepr, FailedStep, failure_block
+from skill_conformance.verdicts.ledger import Ledger, ScenarioInfo, raw_of, reason_of, verdict_of
+from skill_conformance.verdicts.results import Header, Results, ScenarioResult, write_results
 from skill_conformance.verdicts.verdict import Verdict
 
-__all__ = ["Reporting", "counts_note", "mark_cannot_drive", "mark_not_applicable"]
+__all__ = ["Reporting", "counts_note", "result_of"]
 
 _SKIPPED_AS = pytest.StashKey[tuple[Verdict, str]]()
 """On an item the suite skipped (not applicable, cannot drive): that verdict and the reason."""
 _FAILED_STEP = pytest.StashKey[FailedStep]()
+_ATTRIBUTE = "skill_conformance"
+"""The report attribute carrying a deciding phase's result, as JSON (it crosses xdist)."""
 
 
-def mark_not_applicable(item: pytest.Item, reason: str) -> None:
-    """Skip ``item`` as not applicable, for ``reason`` (which names the adapter)."""
-    item.stash[_SKIPPED_AS] = (Verdict.NOT_APPLICABLE, reason)
-    pytest.skip(f"not applicable: {reason}")
+def result_of(report: pytest.TestReport) -> ScenarioResult | None:
+    """The scenario result a report carries, if its phase decided a verdict."""
+    data = getattr(report, _ATTRIBUTE, None)
+    return ScenarioResult.from_json(data) if isinstance(data, dict) else None
 
 
-def mark_cannot_drive(item: pytest.Item, reason: str) -> None:
-    """Skip ``item``: the adapter cannot drive the installed implementation at all (``reason``)."""
-    item.stash[_SKIPPED_AS] = (Verdict.CANNOT_DRIVE, reason)
-    pytest.skip(f"cannot drive: {reason}")
-
-
-class _NodeReporter(Protocol):
-    def add_attribute(self, name: str, value: object) -> None: ...
-    def add_property(self, name: str, value: object) -> None: ...
-
-
-class _JunitXml(Protocol):
-    def add_global_property(self, name: str, value: object) -> None: ...
-    def node_reporter(self, report: pytest.TestReport) -> _NodeReporter: ...
-
-
-def _junit_xml(config: pytest.Config) -> _JunitXml | None:
-    """The JUnit XML writer of this run, if ``--junitxml`` was given."""
-    from _pytest.junitxml import xml_key  # what the record_testsuite_property fixture uses
-
-    writer: _JunitXml | None = config.stash.get(xml_key, None)
-    return writer
+class _Step(Protocol):
+    keyword: str
+    name: str
+    line_number: int
 
 
 class Reporting:
-    """The reporting hooks of one run (registered as a plugin by the suite's plugin)."""
+    """The reporting side of one run, registered as a plugin of its own.
+
+    Its first methods run in the process that runs a scenario, its hooks in the one that reports
+    it: the same process, but under pytest-xdist.
+    """
 
     def __init__(
         self,
         config: pytest.Config,
-        collected: Mapping[str, ScenarioInfo],
-        header: Callable[[], Header | None],
+        scenarios: Mapping[str, ScenarioInfo],
+        header: Header,
         notes: Callable[[], list[str]],
+        *,
+        traceback: bool,
+        results: Path | None,
     ) -> None:
         self.config = config
-        self.collected = collected
-        """Scenarios collected in this process (under xdist: in this worker), by node id."""
+        self.scenarios = scenarios
+        """The scenarios collected in this process (under xdist: in this worker), by node id."""
         self.header = header
         self.notes = notes
-        """Lines printed above the summary (which expectations file was applied)."""
+        """The lines above the summary (which expectations file was applied)."""
+        self.traceback = traceback
+        self.results = results
         self.ledger = Ledger()
         self.errored: list[pytest.TestReport] = []
+        self.started = False
+        """Whether a scenario began here (a run stopped in its collection has none)."""
 
-    # -- in the process that runs the scenario (an xdist worker, or the only process) -----
+    # -- in the process that runs the scenario -------------------------------------------------
 
-    def pytest_bdd_step_error(self, request: pytest.FixtureRequest, step: _Step) -> None:
-        """Remember the step during which the scenario failed."""
-        request.node.stash[_FAILED_STEP] = FailedStep(step.line_number, _step_text(step))
+    def not_applicable(self, item: pytest.Item, reason: str) -> None:
+        """Skip ``item`` as not applicable, for ``reason`` (which names the adapter)."""
+        item.stash[_SKIPPED_AS] = (Verdict.NOT_APPLICABLE, reason)
+        pytest.skip(f"{Verdict.NOT_APPLICABLE.prose}: {reason}")
 
-    def pytest_bdd_step_func_lookup_error(
-        self, request: pytest.FixtureRequest, step: _Step
-    ) -> None:
-        """Remember the step no definition matches."""
-        request.node.stash[_FAILED_STEP] = FailedStep(step.line_number, _step_text(step))
+    def cannot_drive(self, item: pytest.Item, reason: str) -> None:
+        """Skip ``item``: the adapter cannot drive the installed implementation at all."""
+        item.stash[_SKIPPED_AS] = (Verdict.CANNOT_DRIVE, reason)
+        pytest.skip(f"{Verdict.CANNOT_DRIVE.prose}: {reason}")
 
-    @pytest.hookimpl(wrapper=True)
-    def pytest_runtest_makereport(
-        self, item: pytest.Item, call: pytest.CallInfo[None]
-    ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
-        """Attach the scenario, the phase's verdict and reason; show the short block."""
-        report = yield
-        info = self.collected.get(item.nodeid)
+    def step_failed(self, item: pytest.Item, step: _Step) -> None:
+        """Remember the step during which the scenario failed (or that no definition matched)."""
+        item.stash[_FAILED_STEP] = FailedStep(
+            step.line_number, f"{step.keyword.strip()} {step.name}"
+        )
+
+    def made(
+        self, item: pytest.Item, call: pytest.CallInfo[None], report: pytest.TestReport
+    ) -> pytest.TestReport:
+        """Give a phase's report the verdict it decides, and the short block of a failure."""
+        info = self.scenarios.get(item.nodeid)
         if info is None:
             return report
-        if call.when == "setup":  # later reports copy the item's properties
-            item.user_properties.extend(info.as_properties())
-        if ("scenario_id", info.scenario_id) not in report.user_properties:  # made before that
-            report.user_properties.extend(info.as_properties())
+        self.started = True
         report.location = (info.path, info.line - 1, info.title)
         skipped_as = item.stash.get(_SKIPPED_AS, None)
         verdict = verdict_of(report, call, not_applicable=skipped_as is not None)
@@ -130,140 +119,138 @@ class Reporting:
             verdict, reason = skipped_as
         else:
             reason = reason_of(report, call)
-        properties = [("verdict", verdict.value), ("reason", reason or "")]
         raw = raw_of(report, call) if verdict is Verdict.EXPECTED_FAILURE else None
-        if raw is not None:
-            properties += [("raw", raw[0].value), ("observed", raw[1])]
-        report.user_properties = [*report.user_properties, *properties]  # this report's own
-        if verdict in (Verdict.FAILED, Verdict.ERRORED) and call.excinfo is not None:
+        result = ScenarioResult(
+            capability=info.capability,
+            requirement_slug=info.requirement_slug,
+            requirement_title=info.requirement,
+            id=info.scenario_id,
+            name=info.scenario,
+            verdict=verdict,
+            reason=reason or "",
+            raw=raw[0] if raw is not None else None,
+            observed=raw[1] if raw is not None else "",
+        )
+        setattr(report, _ATTRIBUTE, result.to_json())
+        if skipped_as is not None and report.skipped:
+            report.longrepr = (info.path, info.line, f"{verdict.prose}: {reason}")
+        elif verdict in (Verdict.FAILED, Verdict.ERRORED) and call.excinfo is not None:
             step = item.stash.get(_FAILED_STEP, None) if call.when == "call" else None
             block = failure_block(info, verdict, call.when, step, call.excinfo.value)
-            if item.config.getoption(TRACEBACK_OPTION):
+            if self.traceback:
                 block += ["", str(report.longrepr)]
             elif call.when != "teardown":  # JUnit takes the output from the teardown report
                 report.sections = []
-            report.longrepr = "\n".join(block)
+            report.longrepr = cast(Any, BlockRepr("\n".join(block), result.reason or info.title))
+        elif verdict is Verdict.UNEXPECTED_PASS:
+            block = [f"Scenario: {info.scenario}", f"  {info.path}:{info.line}", f"  {reason}"]
+            report.longrepr = cast(Any, BlockRepr("\n".join(block), result.reason))
         return report
 
-    # -- in the process that reports (the xdist controller, or the only process) ----------
+    # -- in the process that reports -------------------------------------------------------------
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_report_teststatus(
         self, report: pytest.TestReport
     ) -> tuple[str, str, str | tuple[str, Mapping[str, bool]]] | None:
         """Count a scenario's report under its verdict, so pytest's closing line agrees."""
-        found = decided(report)
-        if found is None:
+        result = result_of(report)
+        if result is None:
             return None
-        verdict = found[1]
+        verdict = result.verdict
         colour = "red" if verdict.bad else "green" if verdict is Verdict.PASSED else "yellow"
         return verdict.value, verdict.letter, (verdict.prose.upper(), {colour: True})
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        """Record the verdict; name the JUnit test case after the scenario."""
-        self.ledger.record_report(report)
-        found = decided(report)
-        if found is not None and found[1] in (Verdict.FAILED, Verdict.ERRORED):
-            if isinstance(report.longrepr, str):  # the block, as it crossed xdist
-                report.longrepr = BlockRepr(report.longrepr, found[0].title)
-            if found[1] is Verdict.ERRORED:
+        """Record the verdict; name the JUnit test case after the scenario, say its verdict."""
+        result = result_of(report)
+        if result is not None:
+            self.ledger.record(report.nodeid, result)
+            if isinstance(report.longrepr, str) and result.verdict.bad:  # as it crossed xdist
+                report.longrepr = cast(Any, BlockRepr(report.longrepr, result.reason))
+            if result.verdict is Verdict.ERRORED:
                 self.errored.append(report)
-        junit = _junit_xml(self.config)
-        info = self.ledger.collected.get(report.nodeid) or ScenarioInfo.from_properties(
-            report.nodeid, {str(k): str(v) for k, v in report.user_properties}
-        )
-        if junit is None or info is None:
+        junit = _compat.junit_writer(self.config)
+        recorded = self.ledger.results_by_node.get(report.nodeid)
+        if junit is None or recorded is None:
             return
         node = junit.node_reporter(report)
-        node.add_attribute("classname", info.capability)
-        node.add_attribute("name", info.scenario)
-        verdict = self.ledger.verdicts.get(report.nodeid)
-        if report.when == "teardown" and verdict is not None:
-            node.add_property("verdict", verdict.value)
+        node.add_attribute("classname", recorded.capability)
+        node.add_attribute("name", recorded.name)
+        if report.when == "teardown":
+            node.add_property("scenario_id", recorded.id)
+            node.add_property("verdict", recorded.verdict.value)
+            if recorded.verdict is Verdict.ERRORED:
+                _compat.junit_error(self.config, report)
 
     @pytest.hookimpl(wrapper=True, tryfirst=True)
     def pytest_terminal_summary(
         self, terminalreporter: pytest.TerminalReporter, exitstatus: int
     ) -> Generator[None]:
-        """Around pytest's sections: first the errored scenarios, last the suite's summary.
-
-        The errored scenarios get blocks as pytest prints the failed ones (ERRORS before
-        FAILURES, as pytest orders them); the summary comes after pytest's short test summary.
-        """
+        """Around pytest's sections: first the errored scenarios, last the suite's summary."""
+        terminal = terminalreporter
         if self.errored and self.config.option.tbstyle != "no":
-            terminalreporter.write_sep("=", "ERRORED")
+            terminal.write_sep("=", "ERRORED")
             for report in self.errored:
                 head = report.head_line or report.nodeid
-                terminalreporter.write_sep("_", head, red=True, bold=True)
-                terminalreporter.write_line(str(report.longrepr))
+                terminal.write_sep("_", head, red=True, bold=True)
+                terminal.write_line(str(report.longrepr))
         try:
             yield
         finally:  # also when a wrapper inside raises (warnings turned errors at session end)
-            self._print_summary(terminalreporter, exitstatus == pytest.ExitCode.INTERRUPTED)
+            self._print_summary(terminal, exitstatus == pytest.ExitCode.INTERRUPTED)
 
     def _print_summary(self, terminal: pytest.TerminalReporter, interrupted: bool) -> None:
-        if not (self.ledger.verdicts or (interrupted and self.collected)):
+        collected = self.scenarios
+        if not (self.ledger.results_by_node or (interrupted and self.started)):
             return
-        header = self.header()
-        title = f"{header.adapter} {header.adapter_version}" if header else "?"
-        terminal.section(f"skill-conformance: {title}")
+        header = self.header
+        terminal.section(f"skill-conformance: {header.adapter} {header.adapter_version}")
         for line in self.notes():
             terminal.write_line(line)
-        if header is not None:
-            terminal.write_line(header.line())
+        terminal.write_line(header.line())
         disagreement = counts_note(terminal.stats, self.ledger.counts())
         width = max(80, shutil.get_terminal_size((100, 24)).columns)
         lines = self.ledger.summary_lines(width)
-        if disagreement:
+        if disagreement and lines:
             total = next(i for i, line in enumerate(lines) if line.startswith("total: "))
             lines.insert(total, disagreement)
         for line in lines:
             terminal.write_line(line)
         if interrupted:
             terminal.write_line(
-                f"run interrupted: {len(self.ledger.verdicts)} of {len(self.collected)} "
+                f"run interrupted: {len(self.ledger.results_by_node)} of {len(collected)} "
                 "scenarios got a verdict; those in flight got none, and those not yet begun "
                 "were not run"
             )
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
-        """Put the header into JUnit XML and write ``--conformance-results`` (not in workers)."""
+        """Put the header into JUnit XML and write the results file (not in xdist's workers)."""
         interrupted = exitstatus == pytest.ExitCode.INTERRUPTED
-        if hasattr(self.config, "workerinput") or not (self.ledger.verdicts or interrupted):
+        config = self.config
+        if hasattr(config, "workerinput") or not (self.ledger.results_by_node or interrupted):
             return
         if self.ledger.counts()[Verdict.CANNOT_DRIVE] and exitstatus == pytest.ExitCode.OK:
             # Skipped as they are, the scenarios judged nothing: the run must not pass a gate.
             session.exitstatus = exitstatus = pytest.ExitCode.TESTS_FAILED
-        header = self.header()
-        if header is None:
-            return
-        junit = _junit_xml(self.config)
+        junit = _compat.junit_writer(config)
         if junit is not None:
-            for name, value in header.properties():
+            for name, value in self.header.properties():
                 junit.add_global_property(name, value)
-        path: Path | None = self.config.getoption("--conformance-results")
+        path = self.results
         if path is not None:
             created = datetime.now(UTC).isoformat(timespec="seconds")
             scenarios = tuple(self.ledger.results())
-            results = Results(header, scenarios, created, int(exitstatus), interrupted)
+            results = Results(self.header, scenarios, created, int(exitstatus), interrupted)
             try:
                 write_results(path, results)
             except OSError as error:  # checked before the run; the disk can still fill up
-                message = f"--conformance-results: cannot write {path}: {error.strerror or error}"
-                session.config.get_terminal_writer().line(f"ERROR: {message}", red=True)
+                flag = "--skill-conformance-results"
+                message = f"{flag}: cannot write {path}: {error.strerror or error}"
+                config.get_terminal_writer().line(f"ERROR: {message}", red=True)
                 session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
-
-
-class _Step(Protocol):
-    keyword: str
-    name: str
-    line_number: int
-
-
-def _step_text(step: _Step) -> str:
-    return f"{step.keyword.strip()} {step.name}"
 
 
 _NOT_COUNTED = frozenset({"", "deselected", "warnings"})

@@ -1,4 +1,4 @@
-"""The machine-readable results of a conformance run (``--conformance-results FILE``).
+"""The machine-readable results of a conformance run (``--skill-conformance-results FILE``).
 
 A results file is JSON::
 
@@ -30,8 +30,10 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from skill_conformance.atomic import write_atomic
 from skill_conformance.errors import InputError
@@ -103,6 +105,39 @@ class ScenarioResult:
         """``{capability}/{id}``: the scenario's key, as expectations files use it."""
         return f"{self.capability}/{self.id}"
 
+    def to_json(self) -> dict[str, object]:
+        """The result as a results file holds it."""
+        entry: dict[str, object] = {
+            "capability": self.capability,
+            "requirement": {"slug": self.requirement_slug, "title": self.requirement_title},
+            "id": self.id,
+            "name": self.name,
+            "verdict": self.verdict.value,
+            "reason": self.reason,
+        }
+        if self.raw is not None:
+            entry.update(raw=self.raw.value, observed=self.observed)
+        return entry
+
+    @classmethod
+    def from_json(cls, entry: Mapping[str, Any]) -> ScenarioResult:
+        """The inverse of :meth:`to_json`; ``ValueError`` for an unknown verdict."""
+        try:
+            verdict = Verdict(entry["verdict"])
+        except ValueError:
+            raise ValueError(f"unknown verdict {entry['verdict']!r} of {entry['id']!r}") from None
+        return cls(
+            capability=str(entry["capability"]),
+            requirement_slug=str(entry["requirement"]["slug"]),
+            requirement_title=str(entry["requirement"]["title"]),
+            id=str(entry["id"]),
+            name=str(entry["name"]),
+            verdict=verdict,
+            reason=str(entry.get("reason", "")),
+            raw=Verdict(entry["raw"]) if "raw" in entry else None,
+            observed=str(entry.get("observed", "")),
+        )
+
 
 @dataclass(frozen=True)
 class Results:
@@ -134,22 +169,8 @@ class Results:
             "exit_status": self.exit_status,
             **({"interrupted": True} if self.interrupted else {}),
             "counts": {verdict.value: counts[verdict] for verdict in Verdict if counts[verdict]},
-            "scenarios": [_scenario_json(r) for r in self.scenarios],
+            "scenarios": [result.to_json() for result in self.scenarios],
         }
-
-
-def _scenario_json(r: ScenarioResult) -> dict[str, object]:
-    entry: dict[str, object] = {
-        "capability": r.capability,
-        "requirement": {"slug": r.requirement_slug, "title": r.requirement_title},
-        "id": r.id,
-        "name": r.name,
-        "verdict": r.verdict.value,
-        "reason": r.reason,
-    }
-    if r.raw is not None:
-        entry.update(raw=r.raw.value, observed=r.observed)
-    return entry
 
 
 def write_results(path: Path, results: Results) -> None:
@@ -188,25 +209,7 @@ def _parse(data: object) -> Results:
         adapter_version=str(head["adapter"]["version"]),
         impl=str(head.get("impl", head["adapter"]["name"])),
     )
-    scenarios = []
-    for entry in data["scenarios"]:
-        try:
-            verdict = Verdict(entry["verdict"])
-        except ValueError:
-            raise ValueError(f"unknown verdict {entry['verdict']!r} of {entry['id']!r}") from None
-        scenarios.append(
-            ScenarioResult(
-                capability=str(entry["capability"]),
-                requirement_slug=str(entry["requirement"]["slug"]),
-                requirement_title=str(entry["requirement"]["title"]),
-                id=str(entry["id"]),
-                name=str(entry["name"]),
-                verdict=verdict,
-                reason=str(entry.get("reason", "")),
-                raw=Verdict(entry["raw"]) if "raw" in entry else None,
-                observed=str(entry.get("observed", "")),
-            )
-        )
+    scenarios = [ScenarioResult.from_json(entry) for entry in data["scenarios"]]
     status = data.get("exit_status")
     return Results(
         header=header,

@@ -95,6 +95,6 @@ def _bad_lines(bad: Iterable[ScenarioResult]) -> list[str]:
     ]
     if len(ordered) > _MAX_BAD:
         lines.append(
-            f"... and {len(ordered) - _MAX_BAD} more (all are in --conformance-results FILE)"
+            f"... and {len(ordered) - _MAX_BAD} more (all are in --skill-conformance-results FILE)"
         )
     return lines

@@ -1,3 +1,0 @@
-"""Load the conformance suite (options, hooks, step definitions) for runs in this checkout."""
-
-pytest_plugins = ["skill_conformance.runtime.suite"]

@@ -1,0 +1,315 @@
+"""One conformance run: its options, the implementation, the scenarios, the ledger, the servers.
+
+:class:`ConformanceRun` is created when pytest configures a run that names an implementation,
+and stashed on pytest's config; the suite's hooks (:mod:`.session`) each hand it their work.
+Everything the run checks before any scenario runs (its options, the adapter, the expectations
+file) is refused there in one line, as pytest's usage error.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import os
+import signal
+import tempfile
+import threading
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from skill_conformance import __version__, _compat
+from skill_conformance.bundled import spec_digest
+from skill_conformance.options import OptionError, positive_seconds, whole_mib, writable_file
+from skill_conformance.port import Ability, Implementation, Unsupported, cannot_drive
+from skill_conformance.runtime.context import ScenarioContext
+from skill_conformance.runtime.interrupts import raise_on_sigterm
+from skill_conformance.runtime.loading import AdapterLoadError, load_implementation
+from skill_conformance.runtime.memory import MemoryCap, cap_memory
+from skill_conformance.runtime.options import IMPL, OPTIONS, RESULTS, TRACEBACK, SuiteOption
+from skill_conformance.runtime.world import World
+from skill_conformance.testing.zygote import Zygote
+from skill_conformance.verdicts.expectations import ExpectationsError
+from skill_conformance.verdicts.expectations_apply import (
+    AppliedExpectations,
+    ChosenExpectations,
+    choose_expectations,
+)
+from skill_conformance.verdicts.junit import write_usage_error
+from skill_conformance.verdicts.ledger import ScenarioInfo
+from skill_conformance.verdicts.reporting import Reporting
+from skill_conformance.verdicts.results import Header
+
+__all__ = ["ZYGOTE_VARIABLE", "ConformanceRun", "missing_abilities", "spec_tags"]
+
+ZYGOTE_VARIABLE = "SKILL_CONFORMANCE_ZYGOTE"
+"""Names the address of a zygote that an outer process owns, to be used instead of one's own."""
+
+_OPTION = {option.name: option for option in OPTIONS}
+
+
+def _value(config: pytest.Config, option: SuiteOption) -> object:
+    return config.getoption(option.dest)
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """The suite's options of a run, checked."""
+
+    impl: str
+    timeout: float
+    memory_limit_mib: int
+    results: Path | None
+    traceback: bool
+    zygote: bool
+
+    @classmethod
+    def of(cls, config: pytest.Config) -> RunOptions:
+        """The options of ``config``; raise :class:`OptionError` naming one that cannot be used."""
+        timeout, memory = _OPTION["scenario-timeout"], _OPTION["memory-limit"]
+        results = _value(config, RESULTS)
+        path = None if results is None else Path(str(results))
+        if path is not None and not hasattr(config, "workerinput"):  # the xdist controller writes
+            writable_file(RESULTS.pytest_flag, path)
+        return cls(
+            impl=str(_value(config, IMPL)),
+            timeout=positive_seconds(timeout.pytest_flag, _value(config, timeout)),
+            memory_limit_mib=whole_mib(memory.pytest_flag, _value(config, memory)),
+            results=path,
+            traceback=bool(_value(config, TRACEBACK)),
+            zygote=not _value(config, _OPTION["no-zygote"]),
+        )
+
+
+class ConformanceRun:
+    """The state of one run, from pytest's configuration to its end."""
+
+    def __init__(
+        self,
+        config: pytest.Config,
+        options: RunOptions,
+        implementation: Implementation,
+        expectations: ChosenExpectations,
+    ) -> None:
+        self.config = config
+        self.options = options
+        self.implementation = implementation
+        self.chosen = expectations
+        self.header = Header(
+            suite_version=__version__,
+            spec_digest=spec_digest(),
+            adapter=implementation.name,
+            adapter_version=implementation.version,
+            impl=options.impl,
+        )
+        self.scenarios: dict[str, ScenarioInfo] = {}
+        """The scenarios collected in this process (under xdist: in this worker), by node id."""
+        self.expectations: AppliedExpectations | None = None
+        """The expectations file as applied to the collected scenarios."""
+        self.reporting = Reporting(
+            config,
+            self.scenarios,
+            self.header,
+            self.notes,
+            traceback=options.traceback,
+            results=options.results,
+        )
+        self.zygote: Zygote | None = None
+        self._memory: MemoryCap | None = None
+        self._frozen = False
+        self._sigterm = False
+
+    @classmethod
+    def start(cls, config: pytest.Config) -> ConformanceRun:
+        """The run ``config`` asks for; a usage error, in one line, if it cannot be made."""
+        try:
+            options = RunOptions.of(config)
+            implementation = load_implementation(options.impl)
+            explicit = _value(config, _OPTION["expectations"])
+            chosen = choose_expectations(
+                implementation,
+                None if explicit is None else Path(str(explicit)),
+                disabled=bool(_value(config, _OPTION["no-expectations"])),
+            )
+        except (OptionError, AdapterLoadError, ExpectationsError) as error:
+            write_usage_error(config, str(error))
+            raise pytest.UsageError(str(error)) from None
+        run = cls(config, options, implementation, chosen)
+        config.pluginmanager.register(run.reporting, "skill-conformance-reporting")
+        run._memory = cap_memory(options.memory_limit_mib)
+        main = threading.current_thread() is threading.main_thread()
+        if main and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:  # leave others' handlers
+            signal.signal(signal.SIGTERM, raise_on_sigterm)
+            run._sigterm = True
+        return run
+
+    def stop(self) -> None:
+        """Stop the servers, lift the memory bound, give SIGTERM back its default action."""
+        if self.zygote is not None:
+            self.zygote.stop()
+        if self._memory is not None:
+            self._memory.release()
+        if self._frozen:
+            gc.unfreeze()
+        if self._sigterm:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+    # -- collection ------------------------------------------------------------------------------
+
+    def collected(self, items: list[pytest.Item]) -> None:
+        """Know the collected scenarios; apply the expectations file to them."""
+        for item in items:
+            info = scenario_info(item)
+            if info is not None:
+                self.scenarios[item.nodeid] = info
+        if self.scenarios:
+            self.expectations = self.chosen.apply(items, self.scenarios)
+
+    def collection_finished(self) -> None:
+        """Take what start-up and collection built out of the cyclic garbage collector's way.
+
+        It lives until the run ends, and every full collection during the scenarios walked it all
+        again; frozen, it is never scanned. :meth:`stop` gives it back.
+        """
+        gc.freeze()
+        self._frozen = True
+
+    def notes(self) -> list[str]:
+        """The lines above the summary: the expectations file applied."""
+        return self.expectations.describe() if self.expectations is not None else []
+
+    # -- the servers -----------------------------------------------------------------------------
+
+    def start_servers(self, session: pytest.Session) -> None:
+        """Start the zygote now, unless nothing will run here: it warms up during collection."""
+        xdist_controller = bool(getattr(session.config.option, "numprocesses", None)) and not (
+            hasattr(session.config, "workerinput")
+        )
+        if not session.config.option.collectonly and not xdist_controller:
+            self.zygote_address()
+
+    def zygote_address(self) -> str | None:
+        """The zygote's address: an outer process's, else this run's (started on first use).
+
+        ``None`` (each server imports ``mcp`` itself) with ``--skill-conformance-no-zygote``.
+        """
+        if not self.options.zygote:
+            return None
+        outer = os.environ.get(ZYGOTE_VARIABLE)
+        if outer:
+            return outer
+        if self.zygote is None:
+            self.zygote = Zygote()
+        return self.zygote.address
+
+    # -- a scenario ------------------------------------------------------------------------------
+
+    def before_scenario(self, item: pytest.Item) -> None:
+        """Skip a scenario the adapter cannot drive, or whose needs the implementation lacks.
+
+        Decided as its steps are about to run, so that pytest-bdd has begun its report: Cucumber
+        JSON lists the scenario, every step skipped.
+        """
+        undriven = cannot_drive(self.implementation) if item.nodeid in self.scenarios else None
+        if undriven is not None:
+            _compat.steps_not_run(item)
+            self.reporting.cannot_drive(item, undriven)
+        needs = scenario_needs(item)
+        if not needs:
+            return
+        unsupported = dict(self.implementation.unsupported)
+        if Ability.SYMLINKS in needs and not _can_symlink():
+            unsupported.setdefault(Ability.SYMLINKS, "this platform cannot create symbolic links")
+        reason = missing_abilities(needs, unsupported)
+        if reason is not None:
+            _compat.steps_not_run(item)
+            self.reporting.not_applicable(item, f"{self.implementation.name}: {reason}")
+
+    def unsupported(self, item: pytest.Item, error: Unsupported) -> None:
+        """A scenario whose implementation raised :class:`Unsupported`: not applicable."""
+        self.reporting.not_applicable(item, f"{self.implementation.name}: {error.reason}")
+
+    def context(self, request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[ScenarioContext]:
+        """The context of one scenario; a server left running after it fails the scenario."""
+        node = request.node
+        context = ScenarioContext(
+            implementation=self.implementation,
+            world=World(tmp_path, zygote=self.zygote_address()),
+            timeout=self.options.timeout,
+            needs=scenario_needs(node) if node.nodeid in self.scenarios else None,
+        )
+        yield context
+        leftovers = context.close()
+        if leftovers:
+            pytest.fail(
+                f"{context.implementation.name} left MCP server processes running after close: "
+                f"{leftovers} (killed)",
+                pytrace=False,
+            )
+
+
+def spec_tags(item: pytest.Item) -> dict[str, list[str]]:
+    """The values of an item's feature tags by key (``@id:x`` gives ``{"id": ["x"]}``)."""
+    tags: dict[str, list[str]] = {}
+    for marker in item.iter_markers("spec"):
+        key, value = marker.args
+        tags.setdefault(key, []).append(value)
+    return tags
+
+
+def scenario_info(item: pytest.Item) -> ScenarioInfo | None:
+    """Where ``item``'s scenario comes from; ``None`` for a test that is no scenario."""
+    tags = spec_tags(item)
+    if "id" not in tags:
+        return None
+    function = getattr(item, "obj", None)
+    template = _compat.scenario_of(function) if function is not None else None
+    if template is None:
+        feature, name, rule, path, line = "?", item.name, None, item.nodeid.partition("::")[0], 0
+    else:
+        feature, name, path = template.feature.name, template.name, template.feature.rel_filename
+        rule = template.rule.name if template.rule is not None else None
+        line = template.line_number
+    return ScenarioInfo(
+        nodeid=item.nodeid,
+        capability=tags.get("capability", ["?"])[0],
+        requirement=rule or tags.get("requirement", ["?"])[0],
+        scenario=name,
+        feature=feature,
+        scenario_id=tags["id"][0],
+        needs=tuple(tags.get("needs", ())),
+        requirement_slug=tags.get("requirement", [""])[0],
+        path=path,
+        line=line,
+    )
+
+
+def scenario_needs(item: pytest.Item) -> frozenset[Ability]:
+    """The abilities a scenario's ``@needs`` tags name; an unknown one fails the scenario."""
+    needs = set()
+    for need in spec_tags(item).get("needs", []):
+        try:
+            needs.add(Ability(need))
+        except ValueError:
+            pytest.fail(f"scenario needs unknown ability {need!r}", pytrace=False)
+    return frozenset(needs)
+
+
+def missing_abilities(needs: frozenset[Ability], unsupported: Mapping[Ability, str]) -> str | None:
+    """Why a scenario needing ``needs`` is not applicable: every lacking ability, with its reason.
+
+    ``None`` when nothing it needs is lacking.
+    """
+    lacking = [ability for ability in Ability if ability in needs and ability in unsupported]
+    if not lacking:
+        return None
+    return "; ".join(f"{ability.value}: {unsupported[ability]}" for ability in lacking)
+
+
+def _can_symlink() -> bool:
+    with tempfile.TemporaryDirectory() as directory, contextlib.suppress(OSError):
+        os.symlink("target", Path(directory) / "link")
+        return True
+    return False
