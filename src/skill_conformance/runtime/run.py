@@ -22,16 +22,16 @@ import pytest
 
 from skill_conformance import __version__, _compat
 from skill_conformance.bundled import spec_digest
-from skill_conformance.options import OptionError, positive_seconds, whole_mib, writable_file
+from skill_conformance.errors import InputError
+from skill_conformance.options import positive_seconds, whole_mib, writable_file
 from skill_conformance.port import Ability, Implementation, Unsupported, cannot_drive
 from skill_conformance.runtime.context import ScenarioContext
 from skill_conformance.runtime.interrupts import raise_on_sigterm
-from skill_conformance.runtime.loading import AdapterLoadError, load_implementation
+from skill_conformance.runtime.loading import load_implementation
 from skill_conformance.runtime.memory import MemoryCap, cap_memory
 from skill_conformance.runtime.options import IMPL, OPTIONS, RESULTS, TRACEBACK, SuiteOption
 from skill_conformance.runtime.world import World
 from skill_conformance.testing.zygote import Zygote
-from skill_conformance.verdicts.expectations import ExpectationsError
 from skill_conformance.verdicts.expectations_apply import (
     AppliedExpectations,
     ChosenExpectations,
@@ -133,7 +133,7 @@ class ConformanceRun:
                 None if explicit is None else Path(str(explicit)),
                 disabled=bool(_value(config, _OPTION["no-expectations"])),
             )
-        except (OptionError, AdapterLoadError, ExpectationsError) as error:
+        except InputError as error:  # an option, the adapter, the expectations file
             write_usage_error(config, str(error))
             raise pytest.UsageError(str(error)) from None
         run = cls(config, options, implementation, chosen)
