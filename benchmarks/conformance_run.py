@@ -1,11 +1,7 @@
 """Benchmark: the conformance run against its collect-only run, and what each speed trick saves.
 
-<<<<<<< HEAD
-    uv run python benchmarks/conformance_run.py [--impl reference] [--repeat 5] [--no-zygote-too]
-        [--user-plugins-too] [--one-process-too] [--python VENV/bin/python]
-=======
     uv run python benchmarks/conformance_run.py [--impl reference] [--repeat 5] [--max-ratio 2]
->>>>>>> dcd763f (Runtime: one way in, one run object, one form for a verdict; the forked workers, the step-lookup replacement and the C launcher retired)
+        [--python VENV/bin/python]
 
 Each round runs, one right after the other in an order that turns from round to round,
 ``skill-conformance run --impl IMPL`` with ``--collect-only`` (the interpreter, the imports, the
@@ -56,27 +52,11 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-<<<<<<< HEAD
-PYTHON = [sys.executable]
-"""The interpreter pytest runs in (``--python``: the venv of another implementation)."""
-
-
-def _pytest(impl: str, *args: str) -> Sample:
-    command = [
-        PYTHON[0],
-        "-m",
-        "pytest",
-        "src/skill_conformance/steps",
-        "-q",
-        "-p",
-        "no:cacheprovider",
-    ]
-=======
-def _time(impl: str, arguments: list[str]) -> Sample:
-    command = [sys.executable, "-m", "skill_conformance", "run", "--impl", impl, "-q", *arguments]
->>>>>>> dcd763f (Runtime: one way in, one run object, one form for a verdict; the forked workers, the step-lookup replacement and the C launcher retired)
+def _time(python: str, impl: str, arguments: list[str]) -> Sample:
+    command = [python, "-m", "skill_conformance", "run", "--impl", impl, "-q", *arguments]
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}  # this checkout's suite, in any venv
     cpu, began = _children_cpu(), time.perf_counter()
-    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=False)
+    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
     wall, cpu = time.perf_counter() - began, _children_cpu() - cpu
     if done.returncode not in (0, 1):
         sys.exit(f"{' '.join(command)} exited {done.returncode}:\n{done.stdout[-2000:]}")
@@ -96,23 +76,15 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--max-ratio", type=float, default=2.0)
     options = parser.parse_args()
-<<<<<<< HEAD
-    PYTHON[0] = options.python
-    load_before = os.getloadavg()
-    speed_before = _calibration()
-    print(
-        f"conformance run, --impl {options.impl}, {os.cpu_count()} CPUs, {options.repeat} repeats"
-        + (f", with {options.python}" if options.python != sys.executable else "")
-=======
     names = list(VARIANTS)
     for name in names:  # unmeasured: caches written
-        _time(options.impl, VARIANTS[name])
+        _time(options.python, options.impl, VARIANTS[name])
     samples: dict[str, list[Sample]] = {name: [] for name in names}
     loads = []
     for round_ in range(options.repeat):
         turned = names[round_ % len(names) :] + names[: round_ % len(names)]
         for name in turned:
-            samples[name].append(_time(options.impl, VARIANTS[name]))
+            samples[name].append(_time(options.python, options.impl, VARIANTS[name]))
         loads.append(os.getloadavg()[0])
         print(f"  round {round_ + 1}/{options.repeat} done", file=sys.stderr, flush=True)
     wall = {name: statistics.median(s.wall for s in found) for name, found in samples.items()}
@@ -120,7 +92,6 @@ def main() -> int:
     print(
         f"skill-conformance run --impl {options.impl}: {options.repeat} interleaved rounds, "
         f"{os.cpu_count()} CPUs, load average {min(loads):.1f} to {max(loads):.1f}"
->>>>>>> dcd763f (Runtime: one way in, one run object, one form for a verdict; the forked workers, the step-lookup replacement and the C launcher retired)
     )
     print(f"{'':32} {'wall, median':>13} {'CPU, median':>12} {'the trick saves':>16}")
     for name in names:

@@ -58,8 +58,8 @@ class SuiteRunner:
         """Run pytest in a fresh process group, its output into ``log``; stop it at the bound."""
         command = [
             str(python),
-            *("-m", "skill_conformance.commands.main", "run", "--impl", self.impl),
-            *("--no-expectations", f"--conformance-results={results}", "-q", *self.extra),
+            *("-m", "skill_conformance", "run", "--impl", self.impl),
+            *("--no-expectations", f"--results={results}", "-q", *self.extra),
         ]
         env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
         scratch_dir = tempfile.TemporaryDirectory(prefix="skill-conformance-history-")
