@@ -114,7 +114,7 @@ history: sync ## The suite at each commit of REPO touching skills, SINCE..UNTIL 
 help: ## List the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
 
-OLDEST := "pydantic-ai-slim[mcp]==1.102.0" "mcp==1.27.1" "pytest==9.0.3" "pydantic==2.13.4" "pytest-bdd==8.1.0" "pyyaml==6.0.2" "anyio==4.5.0"
+OLDEST := "pydantic-ai-slim[mcp]==1.102.0" "mcp==1.27.1" "pytest==8.0.2" "pydantic==2.13.4" "pytest-bdd==8.1.0" "pyyaml==6.0.2" "anyio==4.5.0"
 
 .PHONY: conformance-oldest
 conformance-oldest: $(UV) ## The conformance run at the oldest pins the suite supports (the real codebase's)
