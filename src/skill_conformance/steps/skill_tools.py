@@ -154,10 +154,10 @@ def when_list_skills_bounded_memory(conformance: ScenarioContext, limit: int) ->
     # Seen in this process, where in-process adapters run the implementation; an implementation
     # run in a process of its own is checked for the rest of the scenario only. The process may
     # grow by twice the limit, no more: one expanding without bound meets MemoryError there
-    # instead of growing for minutes (at HEAD of the real codebase 2.6 GB in 95 s). Twice, so
-    # that its resident size has passed the limit when an allocation fails, for any allocator
-    # that grows a buffer by at most its size (CPython's by a quarter: measured at 610 MiB under
-    # a bound of 768); a MemoryError seen raised says so too, where it reaches Python code.
+    # instead of growing for minutes, as the real codebase's loader does. Twice, so that its
+    # resident size has passed the limit when an allocation fails, for any allocator that grows a
+    # buffer by at most its size (CPython's grows by a quarter); a MemoryError seen raised says so
+    # too, where it reaches Python code.
     with PeakGrowth() as growth, GrowthBound(2 * limit) as bound:
         when_list_skills_bounded(conformance)
     expect(
