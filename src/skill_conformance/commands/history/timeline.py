@@ -122,15 +122,15 @@ def _commit_link(commit: Commit, url: str | None, text: str) -> str:
 
 
 def _cell(result: ScenarioResult | None, before: ScenarioResult | None, undriven: bool) -> str:
-    """One square; its title says the observation where it differs from the commit before."""
+    """One square; its title gives the outcome and observation where they differ from before."""
     if undriven:
         return '<td class="undriven"></td>'
     if result is None:
         return '<td class="absent" title="no such scenario at this commit"></td>'
     verdict, seen = outcome(result), observation(result)
-    title = verdict.prose
-    if seen and (before is None or (outcome(before), observation(before)) != (verdict, seen)):
-        title += f": {seen[:300]}"
+    if before is not None and (outcome(before), observation(before)) == (verdict, seen):
+        return f'<td class="{verdict.value}"></td>'
+    title = verdict.prose + (f": {seen[:300]}" if seen else "")
     return f'<td class="{verdict.value}" title="{_e(title)}"></td>'
 
 
