@@ -230,3 +230,47 @@ def _alive(pid: int) -> bool:
     except ProcessLookupError:
         return False
     return True
+
+
+def _run(
+    cwd: Path, *arguments: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "skill_conformance", *arguments],
+        cwd=cwd,
+        env={**os.environ, **(env or {})},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+
+def test_a_usage_error_is_an_errored_test_case_in_junit(tmp_path: Path) -> None:
+    """Not an empty, green file: a dashboard shows the run could not start, and why."""
+    junit = tmp_path / "junit.xml"
+    junit.write_text("<testsuites/>")  # an earlier run's file must not stand for this one
+    done = _run(tmp_path, "run", "--impl", "no_such_module:Impl", f"--junitxml={junit}")
+    assert done.returncode == pytest.ExitCode.USAGE_ERROR, done.stdout + done.stderr
+    text = junit.read_text()
+    assert 'errors="1"' in text
+    assert "cannot import no_such_module" in text
+
+
+def test_run_reruns_the_last_failures_of_that_implementation(tmp_path: Path) -> None:
+    env = {"XDG_CACHE_HOME": str(tmp_path / "cache")}
+    first = _run(ROOT, "run", "--impl", "template", "-q", "-k", "load_skill_by_bare_name", env=env)
+    assert "1 errored" in first.stdout, first.stdout[-2000:]
+    again = _run(ROOT, "run", "--impl", "template", "-q", "--lf", "--collect-only", env=env)
+    assert re.search(r"\b1/\d+ tests? collected", again.stdout), again.stdout[-2000:]
+    other = _run(ROOT, "run", "--impl", "reference", "-q", "--lf", "--collect-only", env=env)
+    assert re.search(r"\b(\d+) tests? collected", other.stdout), other.stdout[-2000:]
+    assert "/" not in other.stdout.splitlines()[-1]  # the reference's own cache: nothing failed
+
+
+def test_smoke_imports_an_adapter_from_the_current_directory(tmp_path: Path) -> None:
+    (tmp_path / "here_adapter.py").write_text(
+        "from skill_conformance.adapters.reference import ReferenceImplementation as Here\n"
+    )
+    done = _run(tmp_path, "smoke", "--impl", "here_adapter:Here")
+    assert done.returncode == 0, done.stdout + done.stderr
