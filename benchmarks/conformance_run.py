@@ -7,7 +7,7 @@ Each round runs, one right after the other in an order that turns from round to 
 ``skill-conformance run --impl IMPL`` with ``--collect-only`` (the interpreter, the imports, the
 implementation's loading, parsing the features), the whole run, and the whole run without each
 speed trick the suite keeps: the zygote (``--no-zygote``: each test MCP server imports the ``mcp``
-SDK itself) and the frozen heap (``-p benchmarks.thaw``: the collector walks what collection built).
+SDK itself).
 A round runs first unmeasured (it writes the bytecode and assertion-rewrite caches, as a user's
 first run does). It prints, for each, the median wall and CPU seconds (child processes included)
 and what the trick saves of the run's wall time, with the load average: figures measured side by
@@ -33,7 +33,6 @@ VARIANTS = {
     "collect-only": ["--collect-only"],
     "run": [],
     "run without the zygote": ["--no-zygote"],
-    "run without the frozen heap": ["-p", "benchmarks.thaw"],
 }
 """What each round times: the arguments after ``skill-conformance run --impl IMPL -q``."""
 

@@ -9,7 +9,6 @@ file) is refused there in one line, as pytest's usage error.
 from __future__ import annotations
 
 import contextlib
-import gc
 import os
 import signal
 import tempfile
@@ -118,7 +117,6 @@ class ConformanceRun:
         )
         self.zygote: Zygote | None = None
         self._memory: MemoryCap | None = None
-        self._frozen = False
         self._sigterm = False
 
     @classmethod
@@ -151,8 +149,6 @@ class ConformanceRun:
             self.zygote.stop()
         if self._memory is not None:
             self._memory.release()
-        if self._frozen:
-            gc.unfreeze()
         if self._sigterm:
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
@@ -166,15 +162,6 @@ class ConformanceRun:
                 self.scenarios[item.nodeid] = info
         if self.scenarios:
             self.expectations = self.chosen.apply(items, self.scenarios)
-
-    def collection_finished(self) -> None:
-        """Take what start-up and collection built out of the cyclic garbage collector's way.
-
-        It lives until the run ends, and every full collection during the scenarios walked it all
-        again; frozen, it is never scanned. :meth:`stop` gives it back.
-        """
-        gc.freeze()
-        self._frozen = True
 
     def notes(self) -> list[str]:
         """The lines above the summary: the expectations file applied."""

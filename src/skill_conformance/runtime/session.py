@@ -74,12 +74,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 @pytest.hookimpl(trylast=True)
-def pytest_collection_finish(session: pytest.Session) -> None:
-    """Keep what collection built out of the garbage collector's way."""
-    run_of(session.config).collection_finished()
-
-
-@pytest.hookimpl(trylast=True)
 def pytest_sessionstart(session: pytest.Session) -> None:
     """Start the test MCP servers' zygote: it warms up during collection."""
     run_of(session.config).start_servers(session)
