@@ -23,7 +23,16 @@ Feature: skill-loading
     and [loading.folders.host-starts] SHALL NOT stop the host from starting: the agent still gets its
     other tools.
 
-    @id:a-skills-directory-shall-yield-one-skill-per-direct-subfolder-holding-a-skill-md.hidden-folders-stray-files-and-folders-without-skill-md-are-not-skills @added-by:skill-conformance @clause:loading.folders.one-per-folder @clause:loading.folders.not-skills
+    @id:a-skills-directory-shall-yield-one-skill-per-direct-subfolder-holding-a-skill-md.stray-files-and-folders-without-skill-md-are-not-skills @added-by:skill-conformance @clause:loading.folders.one-per-folder @clause:loading.folders.not-skills
+    Scenario: Stray files and folders without SKILL.md are not skills
+      Given a skill `healthy`
+      And a file `README.md` directly in the skills directory
+      And an empty folder `empty` in the skills directory
+      When `list_skills` is called
+      Then the listed skill names are exactly `healthy`
+      And the skill `healthy` still loads
+
+    @id:a-skills-directory-shall-yield-one-skill-per-direct-subfolder-holding-a-skill-md.hidden-folders-stray-files-and-folders-without-skill-md-are-not-skills @added-by:skill-conformance @needs:skips-hidden-folders @needs:lenient-loading @clause:loading.folders.not-skills
     Scenario: Hidden folders, stray files and folders without SKILL.md are not skills
       Given a skill `healthy`
       And a skill folder `.hidden` whose `SKILL.md` reads
@@ -89,7 +98,15 @@ Feature: skill-loading
     guessed another encoding, or replaced the bytes it cannot read, would give the same file a different
     name or description than the next loader does.
 
-    @id:a-skill-md-shall-read-the-same-whatever-its-byte-order-mark-and-line-endings.a-skill-md-that-is-not-utf-8-is-refused-and-keeps-no-other-skill-from-loading @added-by:skill-conformance @clause:loading.encoding.not-utf-8 @clause:loading.encoding.utf-8
+    @id:a-skill-md-shall-read-the-same-whatever-its-byte-order-mark-and-line-endings.a-skill-md-that-is-not-utf-8-keeps-no-other-skill-from-loading @added-by:skill-conformance @clause:loading.file.others-load
+    Scenario: A SKILL.md that is not UTF-8 keeps no other skill from loading
+      Given a skill `healthy`
+      And a skill folder `latin` whose description on line 3 holds the byte 0xE9
+      When `list_skills` is called
+      Then the listed skill names include `healthy`
+      And the skill `healthy` still loads
+
+    @id:a-skill-md-shall-read-the-same-whatever-its-byte-order-mark-and-line-endings.a-skill-md-that-is-not-utf-8-is-refused-and-keeps-no-other-skill-from-loading @added-by:skill-conformance @needs:strict-utf8 @clause:loading.encoding.not-utf-8 @clause:loading.encoding.utf-8
     Scenario: A SKILL.md that is not UTF-8 is refused and keeps no other skill from loading
       Given a skill `healthy`
       And a skill folder `latin` whose description on line 3 holds the byte 0xE9
@@ -114,7 +131,25 @@ Feature: skill-loading
       And the skill `marked` loads with the text `Body of marked.`
       And the skill `healthy` still loads
 
-    @id:a-skill-md-shall-read-the-same-whatever-its-byte-order-mark-and-line-endings.crlf-line-endings @added-by:skill-conformance @clause:loading.encoding.line-endings
+    @id:a-skill-md-shall-read-the-same-whatever-its-byte-order-mark-and-line-endings.crlf-line-endings-keep-a-skill-loading @added-by:skill-conformance @clause:loading.encoding.line-endings
+    Scenario: CRLF line endings keep a skill loading
+      Given a skill `healthy`
+      And a skill folder `windows` whose `SKILL.md` has `CRLF` line endings and reads
+        """
+        ---
+        name: windows
+        description: Saved with CRLF.
+        ---
+        First line.
+        Second line.
+        """
+      When `list_skills` is called
+      Then the listed skill names are exactly `healthy` and `windows`
+      And the listed skill `windows` has the description `Saved with CRLF.`
+      And the skill `windows` loads with the text `First line.`
+      And the skill `healthy` still loads
+
+    @id:a-skill-md-shall-read-the-same-whatever-its-byte-order-mark-and-line-endings.crlf-line-endings @added-by:skill-conformance @needs:normalised-line-endings @clause:loading.encoding.line-endings
     Scenario: CRLF line endings
       Given a skill `healthy`
       And a skill folder `windows` whose `SKILL.md` has `CRLF` line endings and reads
@@ -331,7 +366,7 @@ Feature: skill-loading
       Then the listed skill names are exactly `aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa` and `healthy`
       And the skill `healthy` still loads
 
-    @id:a-skill-s-name-shall-follow-the-format-and-a-name-differing-from-its-folder-shall-still-load.names-breaking-the-format-s-characters-are-refused-each-on-its-own @added-by:skill-conformance @clause:loading.name.chars
+    @id:a-skill-s-name-shall-follow-the-format-and-a-name-differing-from-its-folder-shall-still-load.names-breaking-the-format-s-characters-are-refused-each-on-its-own @added-by:skill-conformance @needs:name-characters @clause:loading.name.chars
     Scenario: Names breaking the format's characters are refused, each on its own
       Given a skill `healthy`
       And a skill folder `upper` whose `SKILL.md` reads
@@ -614,7 +649,7 @@ Feature: skill-loading
     Scenario: A SKILL.md linked to a device is refused
       Given a skill `healthy`
       And a skill folder `endless` whose `SKILL.md` is a symbolic link to `/dev/zero`
-      When `list_skills` is called, which must finish without blocking
+      When `list_skills` is called, which must finish without blocking or the process's memory growing by more than 512 MiB
       Then the listed skill names are exactly `healthy`
       And the skill `healthy` still loads
 
@@ -753,6 +788,22 @@ Feature: skill-loading
       Then the listed skill names are exactly `healthy`
       And the skill `healthy` still loads
 
+    @id:yaml-that-nests-or-expands-without-bound-shall-be-refused.aliases-expanding-in-the-metadata-take-no-other-skill-away @added-by:skill-conformance @clause:loading.yaml.no-exhaustion @clause:loading.yaml.finishes
+    Scenario: Aliases expanding in the metadata take no other skill away
+      Given a skill `healthy`
+      And a skill folder `laughing-metadata` whose `SKILL.md` reads
+        """
+        ---
+        name: laughing-metadata
+        description: Its metadata stands for a billion values.
+        metadata:
+          note: [&a [x, x, x, x, x, x, x, x, x, x], &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a], &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b], &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c], &e [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d], &f [*e, *e, *e, *e, *e, *e, *e, *e, *e, *e], &g [*f, *f, *f, *f, *f, *f, *f, *f, *f, *f], &h [*g, *g, *g, *g, *g, *g, *g, *g, *g, *g], [*h, *h, *h, *h, *h, *h, *h, *h, *h, *h]]
+        ---
+        """
+      When `list_skills` is called, which must finish without blocking or the process's memory growing by more than 512 MiB
+      Then the listed skill names include `healthy`
+      And the skill `healthy` still loads
+
     @id:yaml-that-nests-or-expands-without-bound-shall-be-refused.aliases-expanding-in-a-tool-s-import-path-are-refused @added-by:skill-conformance @needs:python-tools @clause:loading.yaml.no-exhaustion @clause:loading.yaml.finishes
     Scenario: Aliases expanding in a tool's import path are refused
       Given a skill `healthy`
@@ -828,7 +879,7 @@ Feature: skill-loading
       And exactly one problem names `folder-name/SKILL.md`, the line 2 and `name`
       And every problem is one line of at most 1000 characters
 
-    @id:each-refused-skill-shall-be-reported-on-one-short-line-naming-its-file-line-and-field.a-refused-skill-s-problem-names-the-file-the-line-and-the-field @added-by:skill-conformance @needs:problems @clause:loading.problems.one-per-skill @clause:loading.problems.one-line @clause:loading.problems.where @clause:loading.encoding.bad-byte-line @clause:loading.frontmatter.opening
+    @id:each-refused-skill-shall-be-reported-on-one-short-line-naming-its-file-line-and-field.a-refused-skill-s-problem-names-the-file-the-line-and-the-field @added-by:skill-conformance @needs:problems @needs:problem-locations @needs:name-characters @needs:strict-utf8 @clause:loading.problems.one-per-skill @clause:loading.problems.one-line @clause:loading.problems.where @clause:loading.encoding.bad-byte-line @clause:loading.frontmatter.opening
     Scenario: A refused skill's problem names the file, the line and the field
       Given a skill `healthy`
       And a skill folder `upper` whose `SKILL.md` reads
@@ -924,7 +975,7 @@ Feature: skill-loading
       And exactly one problem names `piped/SKILL.md`
       And every problem is one line of at most 1000 characters
 
-    @id:each-refused-skill-shall-be-reported-on-one-short-line-naming-its-file-line-and-field.malformed-yaml-is-reported-at-the-line-where-it-goes-wrong @added-by:skill-conformance @needs:problems @clause:loading.problems.where
+    @id:each-refused-skill-shall-be-reported-on-one-short-line-naming-its-file-line-and-field.malformed-yaml-is-reported-at-the-line-where-it-goes-wrong @added-by:skill-conformance @needs:problems @needs:problem-locations @clause:loading.problems.where
     Scenario: Malformed YAML is reported at the line where it goes wrong
       Given a skill `healthy`
       And a skill folder `unquoted` whose `SKILL.md` reads

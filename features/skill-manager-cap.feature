@@ -31,6 +31,18 @@ Feature: skill-manager-cap
       And the agent sees the tool `ping`
       And every tool name the agent sees is unique
 
+    @id:skillmanagercap-shall-extend-combinedtoolsetcapability.the-agent-s-own-tools-are-offered-and-answer-beside-the-skills @added-by:skill-conformance @clause:manager.combined.children @clause:manager.combined.once
+    Scenario: The agent's own tools are offered and answer beside the skills
+      Given skills `alpha` and `beta`
+      And a tool `ping` that belongs to no skill
+      And a tool `pong` that belongs to no skill
+      When an agent run calls `ping` with `{}`
+      Then the model was offered the tool `ping` in that run
+      And the model was offered the tool `pong` in that run
+      And the tool returned `child-0:ping` in that run
+      And every tool name the agent sees is unique
+      And the skill `alpha` still loads
+
     @id:skillmanagercap-shall-extend-combinedtoolsetcapability.skillmanagercap-inherits-lifecycle-management @needs:lifecycle @needs:mcp @clause:manager.combined.enter @clause:manager.combined.exit-order
     Scenario: SkillManagerCap inherits lifecycle management
       Given a skill `alpha` declaring the MCP server `first` with the tool `echo`

@@ -279,7 +279,7 @@ Feature: skill-tools
       When the file `references/guide.md` of the skill `my-skill` is read
       Then the text contains `GUIDE-CONTENT`
 
-    @id:load-skill-shall-load-reference-files.reading-a-file-by-a-path-climbing-out-of-the-skill-reveals-nothing @added-by:skill-conformance @needs:read-file @clause:tools.refs.outside-nothing-leaks
+    @id:load-skill-shall-load-reference-files.reading-a-file-by-a-path-climbing-out-of-the-skill-reveals-nothing @added-by:skill-conformance @needs:read-file @needs:contained-reader @clause:tools.refs.outside-nothing-leaks
     Scenario: Reading a file by a path climbing out of the skill reveals nothing
       Given a skill `my-skill` with the file `references/guide.md` containing `GUIDE-CONTENT`
       And a file `secret.md` containing `TOPSECRET` next to the skills directory
@@ -287,14 +287,23 @@ Feature: skill-tools
       Then no result or error contains `TOPSECRET`
       And no result or error reveals a host path
 
-    @id:load-skill-shall-load-reference-files.reading-a-file-by-an-absolute-path-reveals-nothing @added-by:skill-conformance @needs:read-file @clause:tools.refs.outside-nothing-leaks
+    @id:load-skill-shall-load-reference-files.reading-a-file-by-an-absolute-path-reveals-nothing @added-by:skill-conformance @needs:read-file @needs:contained-reader @clause:tools.refs.outside-nothing-leaks
     Scenario: Reading a file by an absolute path reveals nothing
       Given a skill `my-skill` with the file `references/guide.md` containing `GUIDE-CONTENT`
       And a file `secret.md` containing `TOPSECRET` next to the skills directory
       When the file of the skill `my-skill` at the absolute path of `secret.md` is read
       Then no result or error contains `TOPSECRET`
 
-    @id:load-skill-shall-load-reference-files.reading-a-file-through-a-symlink-out-of-the-skill-reveals-nothing @added-by:skill-conformance @needs:read-file @needs:symlinks @clause:tools.refs.outside-nothing-leaks
+    @id:load-skill-shall-load-reference-files.reading-a-file-through-a-symlink-out-of-the-skills-directory-reveals-nothing @added-by:skill-conformance @needs:read-file @needs:symlinks @needs:contained-reader @clause:tools.refs.outside-nothing-leaks
+    Scenario: Reading a file through a symlink out of the skills directory reveals nothing
+      Given a skill `my-skill` with the file `references/guide.md` containing `GUIDE-CONTENT`
+      And a file `secret.md` containing `TOPSECRET` next to the skills directory
+      And the skill `my-skill` has the reference `references/link.md` linking to `../../../secret.md`
+      When the file `references/link.md` of the skill `my-skill` is read
+      Then no result or error contains `TOPSECRET`
+      And no result or error reveals a host path
+
+    @id:load-skill-shall-load-reference-files.reading-a-file-through-a-symlink-out-of-the-skill-reveals-nothing @added-by:skill-conformance @needs:read-file @needs:symlinks @needs:skill-scoped-reader @clause:tools.refs.outside-nothing-leaks
     Scenario: Reading a file through a symlink out of the skill reveals nothing
       Given a skill `my-skill` with the file `references/guide.md` containing `GUIDE-CONTENT`
       And a skill `my-skill-evil` with the file `secret.md` containing `TOPSECRET`
@@ -303,7 +312,7 @@ Feature: skill-tools
       Then no result or error contains `TOPSECRET`
       And no result or error reveals a host path
 
-    @id:load-skill-shall-load-reference-files.reading-a-file-by-a-path-climbing-out-of-the-skill-fails-with-a-security-error @added-by:skill-conformance @needs:read-file @needs:error-kinds @clause:tools.refs.outside-security
+    @id:load-skill-shall-load-reference-files.reading-a-file-by-a-path-climbing-out-of-the-skill-fails-with-a-security-error @added-by:skill-conformance @needs:read-file @needs:error-kinds @needs:contained-reader @clause:tools.refs.outside-security
     Scenario: Reading a file by a path climbing out of the skill fails with a security error
       Given a skill `my-skill` with the file `references/guide.md` containing `GUIDE-CONTENT`
       And a file `secret.md` containing `TOPSECRET` next to the skills directory
@@ -328,8 +337,9 @@ Feature: skill-tools
     that is a symbolic link loop, is not a regular file, cannot be read, is larger than the limit, or whose
     name is too long for the file system or holds a NUL byte SHALL fail with a not-found, security or
     invalid-config error, never with any other failure and never by blocking (a named pipe that no process
-    writes to is such a reference), and [tools.bounds.no-host-path] no error SHALL reveal a host path (the
-    skills directory's or one below it). [tools.bounds.bare-load] Such a reference SHALL NOT make a
+    writes to is such a reference), and [tools.bounds.no-host-path] no error SHALL reveal a path of the
+    host outside the skills directory (paths inside it are the catalogue's own: the format shows the
+    model every skill's location). [tools.bounds.bare-load] Such a reference SHALL NOT make a
     bare-name `load_skill` of its skill fail: the skill's instructions and its other references SHALL
     still be returned. [tools.bounds.inside-links] A symbolic link whose target, relative or absolute,
     stays inside the skill's directory SHALL be followed, however the skills directory itself is reached
@@ -392,6 +402,37 @@ Feature: skill-tools
       Then the text contains `See the guide.`
       And the text contains `GUIDE-CONTENT`
       And no result or error reveals a host path
+
+    @id:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded.named-pipes-among-a-skill-s-files-stop-neither-start-up-nor-the-skill @added-by:skill-conformance @clause:tools.bounds.bare-load @clause:tools.bounds.error-kinds
+    Scenario: Named pipes among a skill's files stop neither start-up nor the skill
+      Given a skill `my-skill` whose instructions are `See the guide.`
+      And the skill `my-skill` has the reference `references/pipe.md` that is a named pipe
+      And the skill `my-skill` has the reference `assets/pipe.bin` that is a named pipe
+      When `load_skill` is called with `my-skill`, which must finish without blocking
+      Then the text contains `See the guide.`
+
+    @id:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded.reading-a-named-pipe-among-a-skill-s-files-does-not-block @added-by:skill-conformance @needs:read-file @clause:tools.bounds.error-kinds @clause:tools.bounds.no-host-path
+    Scenario: Reading a named pipe among a skill's files does not block
+      Given a skill `my-skill` whose instructions are `See the guide.`
+      And the skill `my-skill` has the reference `assets/pipe.bin` that is a named pipe
+      When the file `assets/pipe.bin` of the skill `my-skill` is read, which must finish without blocking
+      Then no result or error reveals a host path
+      And the skill `my-skill` still loads
+
+    @id:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded.a-file-linked-to-a-device-stops-neither-start-up-nor-the-skill @added-by:skill-conformance @needs:symlinks @clause:tools.bounds.bare-load @clause:tools.bounds.size
+    Scenario: A file linked to a device stops neither start-up nor the skill
+      Given a skill `my-skill` whose instructions are `See the guide.`
+      And the skill `my-skill` has the reference `references/zero.md` linking to `/dev/zero`
+      When `load_skill` is called with `my-skill`, which must finish without blocking or the process's memory growing by more than 512 MiB
+      Then the text contains `See the guide.`
+
+    @id:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded.reading-a-file-linked-to-a-device-is-bounded @added-by:skill-conformance @needs:read-file @needs:symlinks @clause:tools.bounds.size @clause:tools.bounds.no-host-path
+    Scenario: Reading a file linked to a device is bounded
+      Given a skill `my-skill` whose instructions are `See the guide.`
+      And the skill `my-skill` has the reference `assets/zero.bin` linking to `/dev/zero`
+      When the file `assets/zero.bin` of the skill `my-skill` is read, which must finish without blocking or the process's memory growing by more than 512 MiB
+      Then no result or error reveals a host path
+      And the skill `my-skill` still loads
 
     @id:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded.a-reference-linking-by-absolute-path-to-a-file-of-its-own-skill-is-read @added-by:skill-conformance @needs:symlinks @needs:skill-uri @clause:tools.bounds.inside-links
     Scenario: A reference linking by absolute path to a file of its own skill is read

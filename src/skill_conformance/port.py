@@ -151,6 +151,28 @@ class Ability(StrEnum):
     LENGTH_LIMITS = "length-limits"
     """Refuses a name over 64 characters or a description over 1024, the format's limits, where
     the client guide allows keeping such a skill with a warning."""
+    NAME_CHARACTERS = "name-characters"
+    """Refuses a name outside the format's characters (lowercase letters, digits, single inner
+    hyphens), where the client guide's lenient validation keeps such a skill with a warning."""
+    SKIPS_HIDDEN_FOLDERS = "skips-hidden-folders"
+    """Takes no folder whose name starts with a dot for a skill; the client guide asks only that
+    ``.git`` and ``node_modules`` be skipped, so a loader may scan other hidden folders."""
+    PROBLEM_LOCATIONS = "problem-locations"
+    """Names, in each problem, the line and the field at fault beside the file; the format
+    prescribes no warning's form, so a problem naming the file alone is a choice."""
+    STRICT_UTF8 = "strict-utf8"
+    """Refuses a ``SKILL.md`` that is not valid UTF-8; a loader decoding leniently (bad bytes
+    replaced) loads it, which the format does not forbid. Either way no other skill is lost."""
+    NORMALISED_LINE_ENDINGS = "normalised-line-endings"
+    """Hands a skill's body over with its line endings made ``\n``; the format says nothing of
+    them, so a body returned as written (CRLF kept) is a choice."""
+    CONTAINED_READER = "contained-reader"
+    """The reader of a skill's files refuses a path leading outside the skills directory
+    (climbing out, absolute, through a link). Without it the reader's scope is the whole host:
+    the model reads skills with a general file tool (the client guide's file-read activation)."""
+    SKILL_SCOPED_READER = "skill-scoped-reader"
+    """The reader of a skill's files refuses a path into another skill. Without it the reader
+    serves every skill's files alike (its scope is the skills directory): the format allows it."""
 
 
 class Scope(StrEnum):

@@ -253,6 +253,13 @@ def test_abilities_are_all_known_to_the_adapter() -> None:
         "size-limits",
         "duplicate-keys",
         "length-limits",
+        "name-characters",
+        "skips-hidden-folders",
+        "problem-locations",
+        "strict-utf8",
+        "normalised-line-endings",
+        "contained-reader",
+        "skill-scoped-reader",
     }
 
 

@@ -139,6 +139,15 @@ for _name in _QUESTIONS:
 Hanging = _implementation("Hanging", _Hanging)
 
 
+class _HangingClosingToo(_Hanging):
+    """Every question waits forever, and so does closing (a loop stuck in a blocking read)."""
+
+    close = _forever
+
+
+HangingClosingToo = _implementation("HangingClosingToo", _HangingClosingToo)
+
+
 # -- MCP servers that crash, hang, or are left behind ----------------------------------------
 
 

@@ -168,6 +168,7 @@ MUTANTS = (
         _M + "DropsChildToolsMutant",
         SMC_COMBINED,
         _ids(SMC_COMBINED, "skillmanagercap-inherits-tool-merging")
+        + _ids(SMC_COMBINED, "the-agent-s-own-tools-are-offered-and-answer-beside-the-skills")
         + _ids(SMC_FILTER, "allowed-tools-not-declared-means-no-filter"),
     ),
     Mutant(
@@ -383,6 +384,16 @@ MUTANTS = (
             "reading-a-file-by-an-absolute-path-reveals-nothing",
             "reading-a-file-through-a-symlink-out-of-the-skill-reveals-nothing",
             "reading-a-file-by-a-path-climbing-out-of-the-skill-fails-with-a-security-error",
+        ),
+        extra=True,
+    ),
+    Mutant(
+        _H + "ReadsUnboundedMutant",
+        ST_REF_BOUNDS,
+        _ids(
+            ST_REF_BOUNDS,
+            "reading-a-named-pipe-among-a-skill-s-files-does-not-block",
+            "reading-a-file-linked-to-a-device-is-bounded",
         ),
         extra=True,
     ),

@@ -331,7 +331,15 @@ def _prefix_contained(skill: str, directory: Path, path: str) -> str:
     return target.read_text()
 
 
+def _reads_unbounded(skill: str, directory: Path, path: str) -> str:
+    """A reader that checks the path as written, then reads whatever it names to its end."""
+    if Path(path).is_absolute() or ".." in Path(path).parts:
+        raise SecurityError(f"{path!r} leads outside the skill {skill!r}")
+    return (directory / path).read_text()
+
+
 ReadsAnyPathMutant = mutant("ReadsAnyPathMutant", reader=_reads_any_path)
+ReadsUnboundedMutant = mutant("ReadsUnboundedMutant", reader=_reads_unbounded)
 PrefixContainedReaderMutant = mutant("PrefixContainedReaderMutant", reader=_prefix_contained)
 
 

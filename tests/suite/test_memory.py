@@ -45,3 +45,70 @@ def test_a_bound_on_growth_stops_an_expansion_at_once_and_is_lifted_after() -> N
     assert len(b"x" * (200 * 1024 * 1024)) > 0  # the bound is gone
     if hasattr(sys, "monitoring"):  # the MemoryError reached Python code: it was counted
         assert bound.memory_errors >= 1
+
+
+def test_a_child_process_growing_is_seen() -> None:
+    """An implementation behind the JSON-lines protocol runs in a child: its growth counts."""
+    import subprocess
+    import sys
+
+    grow = (
+        "import sys; sys.stdin.readline(); b = b'x' * (300 * 1024 * 1024); "
+        "sys.stdout.write('grown'); sys.stdout.flush(); sys.stdin.read()"
+    )
+    child = subprocess.Popen(
+        [sys.executable, "-c", grow], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+    )
+    assert child.stdin is not None
+    assert child.stdout is not None
+    try:
+        with PeakGrowth() as growth:
+            child.stdin.write(b"go\n")
+            child.stdin.flush()
+            assert child.stdout.read(5) == b"grown"
+    finally:
+        child.communicate(b"")
+    assert growth.mib is not None
+    assert growth.mib >= 250
+
+
+def test_growth_stopped_by_a_memory_error_still_counts() -> None:
+    """A cap the implementation can catch hides nothing: what was taken before it counts."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    size = int(Path("/proc/self/statm").read_text().split()[0]) * 4096
+    resource.setrlimit(resource.RLIMIT_AS, (size + 400 * 1024 * 1024, hard))
+    try:
+        with PeakGrowth() as growth:
+            chunks = []
+            try:
+                while True:
+                    chunks.append(b"x" * (50 * 1024 * 1024))
+            except MemoryError:
+                chunks.clear()
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+    assert growth.mib is not None
+    assert growth.mib >= 250
+
+
+def test_a_jsonlines_process_inherits_not_the_suites_cap() -> None:
+    """The suite's own cap would kill a runtime reserving address space (Node), silently."""
+    import resource
+
+    from skill_conformance.adapters.jsonlines.processes import kill_tree, start
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    resource.setrlimit(resource.RLIMIT_AS, (8 << 30, hard))
+    try:
+        process, mark = start(["sh", "-c", "ulimit -Sv"])
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+    try:
+        out, _ = process.communicate(timeout=10)
+    finally:
+        kill_tree(process, mark)
+    expected = "unlimited" if hard == resource.RLIM_INFINITY else str(hard // 1024)
+    assert out.decode().strip() == expected
+    assert resource.getrlimit(resource.RLIMIT_AS) == (soft, hard)

@@ -189,3 +189,23 @@ def test_an_adapter_that_fails_to_import_gives_one_line(
     assert "Traceback" not in output
     lines = [line for line in output.splitlines() if "cannot import" in line]
     assert len(lines) == 1, output[-3000:]
+
+
+def test_a_hang_where_it_must_not_block_is_failed_and_closing_is_told_beside_it() -> None:
+    """A hang the scenario forbids is failed wherever the adapter runs; a close that then hangs
+    too (the system's loop is still stuck) is told in the reason, not made the verdict."""
+    run = run_suite(
+        "tests.misbehaving.adapters:HangingClosingToo",
+        "-k",
+        "a_skillmd_that_is_a_named_pipe_is_refused_without_blocking",
+        scenario_timeout=3,
+    )
+    scenario = (
+        "a-skill-md-shall-be-read-only-if-it-is-a-regular-file-in-its-skill-s-folder-within-size"
+        "-limits.a-skill-md-that-is-a-named-pipe-is-refused-without-blocking"
+    )
+    tail = run.output[-3000:]
+    assert run.verdicts == {scenario: "failed"}, tail
+    assert "closing the system then failed too: close() did not finish within 3 s" in tail
+    assert "1 failed" in tail
+    assert "error" not in tail.splitlines()[-1], tail

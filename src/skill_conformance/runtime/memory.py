@@ -1,9 +1,11 @@
-"""A bound on the memory of the suite's process, so that an implementation cannot take the machine.
+"""The memory of the implementation under test: a bound that protects the machine, and growth.
 
-The implementation under test runs in the suite's own process. One that reads without a bound (a
-``SKILL.md`` linked to ``/dev/zero``) would grow until the kernel kills a process, maybe another
-one. Under the bound its allocation fails with :class:`MemoryError` instead: a crash of the
-implementation, reported as such, and the run goes on.
+An implementation run in the suite's own process that reads without a bound (a ``SKILL.md``
+linked to ``/dev/zero``) would grow until the kernel kills a process, maybe another one. Under the
+bound (:func:`cap_memory`) its allocation fails with :class:`MemoryError` instead, and the run
+goes on. The bound judges nothing: an implementation may catch that error like any other. What a
+scenario judges is the growth it observes (:class:`PeakGrowth`), in this process and the
+processes below it alike.
 """
 
 from __future__ import annotations
@@ -57,13 +59,12 @@ def cap_memory(extra_mib: int) -> MemoryCap:
     return MemoryCap((soft, hard))
 
 
-_STATUS = Path("/proc/self/status")
-_CLEAR_REFS = Path("/proc/self/clear_refs")
+_PROC = Path("/proc")
 
 
-def _status_kib(field: str) -> int | None:
+def _status_kib(pid: int | str, field: str) -> int | None:
     try:
-        for line in _STATUS.read_text().splitlines():
+        for line in (_PROC / str(pid) / "status").read_text().splitlines():
             if line.startswith(f"{field}:"):
                 return int(line.split()[1])
     except (OSError, ValueError, IndexError):
@@ -71,31 +72,61 @@ def _status_kib(field: str) -> int | None:
     return None
 
 
-class PeakGrowth:
-    """How far the process's resident size rose, at its peak, during a ``with`` block (Linux).
+def _descendants(root: int) -> set[int]:
+    """``root`` and every process below it (Linux; ``{root}`` alone where /proc is missing)."""
+    parents: dict[int, int] = {}
+    for entry in _PROC.glob("[0-9]*"):
+        try:
+            # The parent's pid is the second field after the command, which is in parentheses.
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            parents[int(entry.name)] = int(fields[1])
+        except (OSError, ValueError, IndexError):
+            continue
+    found, frontier = {root}, [root]
+    while frontier:
+        parent = frontier.pop()
+        children = [pid for pid, ppid in parents.items() if ppid == parent and pid not in found]
+        found.update(children)
+        frontier.extend(children)
+    return found
 
-    The kernel keeps the peak (``VmHWM``) and lets a process reset it to its current size
-    (``clear_refs``), so no sampling is needed: a peak reached inside one long C call, which no
-    Python thread could sample, is seen all the same. :attr:`mib` is ``None`` where the peak cannot
-    be reset or read.
+
+class PeakGrowth:
+    """How far the resident size rose, at its peak, during a ``with`` block (Linux).
+
+    Measured over this process and every process below it (an implementation behind the
+    JSON-lines protocol runs in a child), each from its size when the block began (a process
+    started inside the block from nothing): a cap the implementation could catch
+    (``MemoryError``) never hides an unbounded read, since what counts is what was taken. The
+    kernel keeps each process's peak (``VmHWM``) and lets it be reset to the current size
+    (``clear_refs``), so no sampling is needed: a peak reached inside one long C call is seen
+    all the same. :attr:`mib` is ``None`` where this process's peak cannot be reset or read.
     """
 
     def __init__(self) -> None:
         self.mib: float | None = None
-        self._start: int | None = None
+        self._start: dict[int, int] = {}
 
     def __enter__(self) -> PeakGrowth:
-        try:
-            _CLEAR_REFS.write_text("5")
-        except OSError:
-            return self
-        self._start = _status_kib("VmRSS")
+        for pid in _descendants(os.getpid()):
+            try:
+                (_PROC / str(pid) / "clear_refs").write_text("5")
+            except OSError:
+                continue
+            size = _status_kib(pid, "VmRSS")
+            if size is not None:
+                self._start[pid] = size
         return self
 
     def __exit__(self, *_: object) -> None:
-        peak = _status_kib("VmHWM")
-        if self._start is not None and peak is not None:
-            self.mib = max(0, peak - self._start) / 1024
+        if os.getpid() not in self._start:
+            return
+        grown = 0
+        for pid in _descendants(os.getpid()):
+            peak = _status_kib(pid, "VmHWM")
+            if peak is not None:
+                grown += max(0, peak - self._start.get(pid, 0))
+        self.mib = grown / 1024
 
 
 _TOOL_NAME = "skill-conformance memory bound"

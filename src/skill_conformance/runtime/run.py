@@ -219,7 +219,11 @@ class ConformanceRun:
         self.reporting.not_applicable(item, f"{self.implementation.name}: {error.reason}")
 
     def context(self, request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[ScenarioContext]:
-        """The context of one scenario; a server left running after it fails the scenario."""
+        """The context of one scenario; a server left running after it fails the scenario.
+
+        Trouble closing a scenario that failed already (a close that hangs, servers left
+        running) is told beside its verdict, which stands.
+        """
         node = request.node
         context = ScenarioContext(
             implementation=self.implementation,
@@ -228,13 +232,22 @@ class ConformanceRun:
             needs=scenario_needs(node) if node.nodeid in self.scenarios else None,
         )
         yield context
-        leftovers = context.close()
+        failed = self.reporting.failed(node)
+        try:
+            leftovers = context.close()
+        except Exception as trouble:
+            if not failed:
+                raise
+            self.reporting.teardown_trouble(node, str(trouble))
+            return
         if leftovers:
-            pytest.fail(
+            message = (
                 f"{context.implementation.name} left MCP server processes running after close: "
-                f"{leftovers} (killed)",
-                pytrace=False,
+                f"{leftovers} (killed)"
             )
+            if not failed:
+                pytest.fail(message, pytrace=False)
+            self.reporting.teardown_trouble(node, message)
 
 
 def spec_tags(item: pytest.Item) -> dict[str, list[str]]:

@@ -338,14 +338,34 @@ def then_nothing_contains(conformance: ScenarioContext, text: str) -> None:
 
 @then("no result or error reveals a host path")
 def then_no_host_path(conformance: ScenarioContext) -> None:
-    """Neither the scenario's directory (which holds the skills) nor any path below it."""
-    roots = sorted({str(conformance.world.root), str(conformance.world.root.resolve())})
+    """No path of the scenario's directory outside its skills directory.
+
+    Paths in the skills directory are what the caller may have been given: the format's
+    catalogue shows every skill's absolute ``<location>`` to the model. A path is read to its end
+    (a quote, a space or the text's end) and normalised, so that one climbing out of the skills
+    directory with ``..`` counts as outside.
+    """
     leaked = [
-        found for found in conformance.last_outcome().texts() if any(r in found for r in roots)
+        found for found in conformance.last_outcome().texts() if _outside_skills(conformance, found)
     ]
     expect(
         not leaked,
-        "a path of the host reached the caller",
-        expected=f"no result or error naming {roots[0]} or a path below it",
+        "a path of the host outside the skills reached the caller",
+        expected=f"no result or error naming {conformance.world.root} or a path below it "
+        f"other than {conformance.world.skills_dir} and the paths below it",
         observed=f"{leaked}",
     )
+
+
+def _outside_skills(conformance: ScenarioContext, text: str) -> bool:
+    """Whether ``text`` names the scenario's directory or a path in it outside the skills."""
+    world = conformance.world
+    for root, skills in (
+        (world.root, world.skills_dir),
+        (world.root.resolve(), world.skills_dir.resolve()),
+    ):
+        for match in re.finditer(re.escape(str(root)) + r"[^\s'\"`]*", text):
+            path = os.path.normpath(match.group())
+            if path != str(skills) and not path.startswith(f"{skills}{os.sep}"):
+                return True
+    return False

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 from pytest_bdd import given, then, when
 
 from skill_conformance.port import Ability, SkillListing
@@ -62,6 +65,77 @@ def when_load_skill_bounded(conformance: ScenarioContext, skill: str) -> None:
 def when_file_read(conformance: ScenarioContext, path: str, skill: str) -> None:
     conformance.loaded = None
     conformance.attempt(lambda: conformance.start().read_skill_file(skill, path))
+
+
+@when(
+    step("the file `{path:v}` of the skill `{skill:v}` is read, which must finish without blocking")
+)
+def when_file_read_bounded(conformance: ScenarioContext, path: str, skill: str) -> None:
+    conformance.loaded = None
+    conformance.attempt(
+        lambda: conformance.bounded(lambda: conformance.start().read_skill_file(skill, path))
+    )
+
+
+@when(
+    step(
+        "the file `{path:v}` of the skill `{skill:v}` is read, which must finish without blocking"
+        " or the process's memory growing by more than {limit:n} MiB"
+    )
+)
+def when_file_read_bounded_memory(
+    conformance: ScenarioContext, path: str, skill: str, limit: int
+) -> None:
+    conformance.start()  # start-up is not what is measured here
+    with _memory_bound(limit, "reading the file took the memory of the process"):
+        when_file_read_bounded(conformance, path, skill)
+
+
+@when(
+    step(
+        "`load_skill` is called with `{skill:v}`, which must finish without blocking"
+        " or the process's memory growing by more than {limit:n} MiB"
+    )
+)
+def when_load_skill_bounded_memory(conformance: ScenarioContext, skill: str, limit: int) -> None:
+    conformance.start()
+    with _memory_bound(limit, "loading the skill took the memory of the process"):
+        when_load_skill_bounded(conformance, skill)
+
+
+@contextmanager
+def _memory_bound(limit: int, what: str) -> Iterator[None]:
+    """Fail when the block grew this process and those below it by more than ``limit`` MiB.
+
+    An implementation in-process or in a child alike (:class:`PeakGrowth`). The finding replaces
+    whatever the block raised: a ``MemoryError`` under a cap is the growth's consequence, not a
+    crash. This process may grow by half as much again as the limit, no more
+    (:class:`GrowthBound`): one expanding without bound meets MemoryError there instead of
+    growing for minutes, as the real codebase's loader does. Half as much again, so that its
+    resident size has passed the limit when the allocation that fails grows a buffer by less
+    than half its size, as CPython's do (by a quarter); a buffer doubled at each step could fail
+    at the limit itself, unseen. A MemoryError that reaches Python code is seen too.
+    """
+    bound_mib = limit * 3 // 2
+    growth, bound = PeakGrowth(), GrowthBound(bound_mib)
+    try:
+        with growth, bound:
+            yield
+    finally:
+        if growth.mib is not None:
+            expect(
+                growth.mib <= limit,
+                what,
+                expected=f"its resident size to grow by at most {limit} MiB",
+                observed=f"it grew by {growth.mib:.0f} MiB at its peak",
+            )
+        expect(
+            bound.memory_errors == 0,
+            f"{what}: it ran out of the memory the step allows",
+            expected=f"its resident size to grow by at most {limit} MiB",
+            observed=f"MemoryError raised {bound.memory_errors} times, with the process bounded "
+            f"to {bound_mib} MiB more than before the call",
+        )
 
 
 @when(step("the file of the skill `{skill:v}` at the absolute path of `{name:v}` is read"))
@@ -151,31 +225,8 @@ def when_list_skills_bounded(conformance: ScenarioContext) -> None:
     )
 )
 def when_list_skills_bounded_memory(conformance: ScenarioContext, limit: int) -> None:
-    # Seen in this process, where in-process adapters run the implementation; an implementation
-    # run in a process of its own is checked for the rest of the scenario only. The process may
-    # grow by half as much again as the limit, no more: one expanding without bound meets
-    # MemoryError there instead of growing for minutes, as the real codebase's loader does. Half
-    # as much again, so that its resident size has passed the limit when the allocation that
-    # fails grows a buffer by less than half its size, as CPython's do (by a quarter); a buffer
-    # doubled at each step could fail at the limit itself, unseen. A MemoryError that reaches
-    # Python code is seen too.
-    bound_mib = limit * 3 // 2
-    with PeakGrowth() as growth, GrowthBound(bound_mib) as bound:
+    with _memory_bound(limit, "loading the skills took the memory of the process"):
         when_list_skills_bounded(conformance)
-    expect(
-        bound.memory_errors == 0,
-        "loading the skills ran out of the memory the step allows",
-        expected=f"its resident size to grow by at most {limit} MiB",
-        observed=f"MemoryError raised {bound.memory_errors} times, with the process bounded to "
-        f"{bound_mib} MiB more than before the call",
-    )
-    if growth.mib is not None:
-        expect(
-            growth.mib <= limit,
-            "loading the skills took the memory of the process",
-            expected=f"its resident size to grow by at most {limit} MiB",
-            observed=f"it grew by {growth.mib:.0f} MiB at its peak",
-        )
 
 
 @then(step("the listed skill names include {names:vs}"))

@@ -21,6 +21,7 @@ from __future__ import annotations
 import shutil
 from collections import Counter
 from collections.abc import Callable, Generator, Mapping
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol, cast
@@ -40,6 +41,10 @@ _SKIPPED_AS = pytest.StashKey[tuple[Verdict, str]]()
 _FAILED_STEP = pytest.StashKey[FailedStep]()
 _ATTRIBUTE = "skill_conformance"
 """The report attribute carrying a deciding phase's result, as JSON (it crosses xdist)."""
+_FAILED = pytest.StashKey[bool]()
+"""Set on a scenario whose steps failed: trouble closing it is then told beside that verdict."""
+_TROUBLE = pytest.StashKey[str]()
+_TROUBLE_ATTRIBUTE = "skill_conformance_teardown_trouble"
 
 
 def result_of(report: pytest.TestReport) -> ScenarioResult | None:
@@ -102,6 +107,18 @@ class Reporting:
             step.line_number, f"{step.keyword.strip()} {step.name}"
         )
 
+    def failed(self, item: pytest.Item) -> bool:
+        """Whether the scenario's steps failed (or errored) already."""
+        return item.stash.get(_FAILED, False)
+
+    def teardown_trouble(self, item: pytest.Item, trouble: str) -> None:
+        """Tell ``trouble`` closing a scenario that failed beside its verdict, not instead of it.
+
+        A system whose call hung often hangs closing too; the scenario's verdict stands, and
+        pytest's closing line counts it once, as the suite's total does.
+        """
+        item.stash[_TROUBLE] = trouble
+
     def made(
         self, item: pytest.Item, call: pytest.CallInfo[None], report: pytest.TestReport
     ) -> pytest.TestReport:
@@ -110,6 +127,10 @@ class Reporting:
         if info is None:
             return report
         self.started = True
+        if call.when == "call" and call.excinfo is not None:
+            item.stash[_FAILED] = True
+        if call.when == "teardown" and _TROUBLE in item.stash:
+            setattr(report, _TROUBLE_ATTRIBUTE, item.stash[_TROUBLE])
         report.location = (info.path, info.line - 1, info.title)
         skipped_as = item.stash.get(_SKIPPED_AS, None)
         verdict = verdict_of(report, call, not_applicable=skipped_as is not None)
@@ -165,6 +186,11 @@ class Reporting:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         """Record the verdict; name the JUnit test case after the scenario, say its verdict."""
         result = result_of(report)
+        trouble = getattr(report, _TROUBLE_ATTRIBUTE, None)
+        recorded = self.ledger.results_by_node.get(report.nodeid)
+        if isinstance(trouble, str) and recorded is not None:
+            reason = f"{recorded.reason} (closing the system then failed too: {trouble})"
+            self.ledger.results_by_node[report.nodeid] = replace(recorded, reason=reason)
         if result is not None:
             self.ledger.record(report.nodeid, result)
             if isinstance(report.longrepr, str) and result.verdict.bad:  # as it crossed xdist

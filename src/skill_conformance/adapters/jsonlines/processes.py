@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import contextlib
 import os
+import resource
 import signal
 import subprocess
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 __all__ = ["MARK_VARIABLE", "kill_tree", "start"]
@@ -22,17 +23,41 @@ MARK_VARIABLE = "SKILL_CONFORMANCE_JSONL_PROCESS"
 _PROC = Path("/proc")
 
 
+@contextlib.contextmanager
+def _uncapped() -> Iterator[None]:
+    """While inside, this process's soft address-space limit is its hard one.
+
+    A process started inside inherits no cap of the suite's own: an implementation in a
+    process of its own is judged by the growth the scenarios observe (``PeakGrowth`` of
+    ``skill_conformance.runtime.memory``), and a runtime that reserves more address space than
+    it uses (Node's) runs as it would anywhere else.
+    """
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    if soft == hard:
+        yield
+        return
+    resource.setrlimit(resource.RLIMIT_AS, (hard, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+
+
 def start(command: Sequence[str]) -> tuple[subprocess.Popen[bytes], str]:
-    """Start ``command`` with piped stdio, in a new session; return it and its mark."""
+    """Start ``command`` with piped stdio, in a new session, without the suite's memory cap.
+
+    Returns the process and its mark.
+    """
     mark = uuid.uuid4().hex
-    process = subprocess.Popen(
-        list(command),
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-        env={**os.environ, MARK_VARIABLE: mark},
-    )
+    with _uncapped():  # the suite's own address-space cap is not the implementation's
+        process = subprocess.Popen(
+            list(command),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+            env={**os.environ, MARK_VARIABLE: mark},
+        )
     return process, mark
 
 

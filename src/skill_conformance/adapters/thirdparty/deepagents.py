@@ -75,6 +75,10 @@ UNSUPPORTED: Mapping[Ability, str] = {
     Ability.DUPLICATE_KEYS: "yaml.safe_load keeps the last of a key written twice",
     Ability.LENGTH_LIMITS: "a name over 64 characters loads with a warning, and a description "
     "over 1024 is cut to 1024 with a warning",
+    Ability.SKILL_SCOPED_READER: "read_file is confined to the backend's root, the skills "
+    "directory: it serves every skill's files alike",
+    Ability.NAME_CHARACTERS: "a name breaking the format's characters loads with a warning, as the "
+    "client guide's lenient validation allows",
 }
 
 _PROMPT = "Use the skills."

@@ -64,6 +64,7 @@ UNSUPPORTED: Mapping[Ability, str] = {
     Ability.SIZE_LIMITS: "the whole SKILL.md is read and parsed whatever its size: no size limit",
     Ability.LENGTH_LIMITS: "a description over 1024 characters is kept with a warning, as harness "
     "documents (a name over 64 is refused)",
+    Ability.PROBLEM_LOCATIONS: "a skipped skill's warning names the file and the field, no line",
 }
 
 
