@@ -84,22 +84,35 @@ bench: sync ## Benchmarks, side by side: the run within 2x its collect-only run,
 mutation: sync ## mutmut over reference/: kill rate of the scenarios alone, then with tests/reference
 	$(UV) run --frozen python tests/mutants/mutation_report.py --max-children $$(nproc)
 
-THIRD_PARTY := agno deepagents pydantic-ai-skills
+THIRD_PARTY := agno deepagents pydantic-ai-skills fast-agent
 THIRD_PARTY_VENVS := $(THIRD_PARTY:%=build/venvs/%/.built)
+# The interpreter of a venv, where the suite's own would not do (fast-agent needs 3.12 or later).
+PYTHON_fast-agent = $(NEWEST_PYTHON)
 
 build/venvs/%/.built: thirdparty/%.txt thirdparty/venv.sh pyproject.toml | sync
-	UV=$(UV) thirdparty/venv.sh $* .venv/bin/python
+	UV=$(UV) thirdparty/venv.sh $* $(or $(PYTHON_$*),.venv/bin/python)
+
+# @mastra/core (--impl mastra) is JavaScript: its environment is thirdparty/mastra's lock, Node.js
+# included (the `node` package), installed with `npm ci` beside the program that drives it.
+MASTRA := build/venvs/mastra
+$(MASTRA)/.built: thirdparty/mastra/package.json thirdparty/mastra/package-lock.json thirdparty/mastra/skills.mjs
+	rm -rf $(MASTRA) && mkdir -p $(MASTRA)
+	cp $^ $(MASTRA)/
+	cd $(MASTRA) && npm ci --no-audit --no-fund --loglevel=error
+	@echo "mastra: Node.js $$($(MASTRA)/node_modules/.bin/node --version), @mastra/core $$(cd $(MASTRA) && node_modules/.bin/node -p "require('@mastra/core/package.json').version")"
+	touch $@
 
 .PHONY: venvs
-venvs: $(THIRD_PARTY_VENVS) ## One venv per third-party implementation (thirdparty/NAME.txt) with the suite
+venvs: $(THIRD_PARTY_VENVS) $(MASTRA)/.built ## One environment per third-party implementation (thirdparty/) with the suite
 
 .PHONY: matrix
-matrix: sync $(THIRD_PARTY_VENVS) ## Every implementation into build/matrix/ (+REAL_PYTHON=venv python...), report index.html
+matrix: sync $(THIRD_PARTY_VENVS) $(MASTRA)/.built ## Every implementation into build/matrix/ (+REAL_PYTHON=venv python...), report index.html
 	rm -rf build/matrix
 	$(UV) run --frozen python -m skill_conformance.matrix --out build/matrix \
 		--run reference=.venv/bin/python \
 		$(foreach p,$(REAL_PYTHON),--run agentpool=$(p)) \
-		$(foreach n,$(THIRD_PARTY),--run $(n)=build/venvs/$(n)/bin/python)
+		$(foreach n,$(THIRD_PARTY),--run $(n)=build/venvs/$(n)/bin/python) \
+		--run mastra=.venv/bin/python
 
 HISTORY_CACHE ?= build/history
 UNTIL ?= HEAD

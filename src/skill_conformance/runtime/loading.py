@@ -29,6 +29,8 @@ ADAPTERS: Mapping[str, str] = {
     ),
     "deepagents": "skill_conformance.adapters.thirdparty.deepagents:DeepagentsImplementation",
     "agno": "skill_conformance.adapters.thirdparty.agno:AgnoImplementation",
+    "fast-agent": "skill_conformance.adapters.thirdparty.fast_agent:FastAgentImplementation",
+    "mastra": "skill_conformance.adapters.thirdparty.mastra:MastraImplementation",
 }
 
 
