@@ -118,8 +118,18 @@ def test_observations_that_changed_are_listed_volatile_parts_not(tmp_path: Path)
         return Results(header("a", name), (_result(0, Verdict.FAILED, reason),))
 
     same = compare(
-        run("1", "grew by 2611 MiB; took 3.25 s at 0x7f3a2b1c4d50 in " + TMP.format(1)),
-        run("2", "grew by 2602 MiB; took 3.75 s at 0x7f3a2b1c9e10 in " + TMP.format(2)),
+        run(
+            "1",
+            "grew by 2611 MiB; took 3.25 s at 0x7f3a2b1c4d50 in "
+            + TMP.format(1)
+            + "(326 characters)",
+        ),
+        run(
+            "2",
+            "grew by 2602 MiB; took 3.75 s at 0x7f3a2b1c9e10 in "
+            + TMP.format(22)
+            + "(325 characters)",
+        ),
     )
     assert (same.unchanged, same.observations) == (1, [])
     other = compare(run("1", "observed the agent sees []"), run("2", "observed it sees ['x']"))

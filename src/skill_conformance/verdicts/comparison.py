@@ -33,8 +33,10 @@ def outcome(result: ScenarioResult) -> Verdict:
 
 
 _VOLATILE = (
-    # pytest's temporary folders are numbered per run and per test.
-    (re.compile(r"/[^\s'\"]*?/pytest-of-[^/\s'\"]+/pytest-\d+/[^/\s'\"]*?\d+(?=/|\b)"), "<tmp>"),
+    # pytest's temporary folders are numbered per run and per test (a shown text may cut the
+    # folder's name short, before its number), and so the length of a text holding one.
+    (re.compile(r"/[^\s'\"]*?/pytest-of-[^/\s'\"]+/pytest-\d+(?:/[^/\s'\"]*)?"), "<tmp>"),
+    (re.compile(r"\(\d[\d,]* characters(?: in all)?\)"), "(… characters)"),
     (re.compile(r"\b0x[0-9a-f]{6,}\b"), "0x…"),
     (re.compile(r"\b\d+(?:\.\d+)? ([KMG]iB)\b"), r"… \1"),
     (re.compile(r"\b\d+\.\d+ s\b"), "… s"),
