@@ -176,7 +176,12 @@ def add_history(commands: argparse._SubParsersAction[Any]) -> None:
     parser.add_argument("--impl", default="agentpool", help="the adapter (default: agentpool)")
     parser.add_argument("--python", metavar="PY", help="interpreter of the venvs (default: 3.13)")
     parser.add_argument("--uv", default="uv", metavar="UV", help="the uv to build with")
-    parser.add_argument("--suite", metavar="DIR", help="the suite's source tree to install")
+    parser.add_argument(
+        "--suite",
+        metavar="DIR",
+        help="the suite's source tree to install in each venv (default: the one running; another "
+        "must be of the same version, since this command runs it)",
+    )
     parser.add_argument(
         "--timeout", type=float, default=3600.0, metavar="S", help="bound of one run (3600)"
     )
