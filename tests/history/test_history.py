@@ -205,11 +205,12 @@ def test_a_pull_request_is_judged_against_its_merge_base(
 ) -> None:
     root = Path(repo["root"])
     recorder = Recorder(tmp_path / "c", FakeBuilder(set()), FakeRunner(_verdicts(repo)), print)
-    line, failed = judge_pull_request(recorder, root, 7, "main", tmp_path)
+    out = tmp_path / "not" / "yet"  # made when needed
+    line, failed = judge_pull_request(recorder, root, 7, "main", out)
     assert failed == 0  # merge base: `skills` (uri failed, tools failed); head: both pass
     assert line.startswith(f"PR #7 ({repo['pr'][:9]} against merge base {repo['skills'][:9]})")
     assert "the gate passes: 0 regressed, 2 fixed" in line
-    text = (tmp_path / "pr-7.md").read_text()
+    text = (out / "pr-7.md").read_text()
     assert f"`#7 merge base {repo['skills'][:9]}` → `#7 head {repo['pr'][:9]}`" in text
 
 

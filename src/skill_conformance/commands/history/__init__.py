@@ -95,6 +95,7 @@ def judge_pull_request(
         f"#{number} merge base {base.short}",
         f"#{number} head {head.short}",
     )
+    out.mkdir(parents=True, exist_ok=True)
     write_atomic(out / f"pr-{number}.md", text.encode("utf-8"))
     state = "fails" if comparison.gate_fails else "passes"
     line = (
