@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import json
+import re
+from collections.abc import Callable
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import Any
 
 import pytest
 from report_helpers import ENTRIES, result, results_file
@@ -108,3 +112,51 @@ def test_each_clause_stands_beside_the_scenarios_that_check_it(page: str) -> Non
     assert f'checks: <a href="#clause:{clause}">{clause}</a>' in page
     overview = page[page.index('<h2 id="overview">') :]
     assert '<td data-label="Clauses">2 of 2 checked</td>' in overview
+
+
+def _contradicting(path: Path, edit: Callable[[dict[str, Any]], None]) -> Path:
+    """A results file of the first two scenarios (failed, passed; exit 1), then ``edit``ed."""
+    results_file(
+        path, "x", "1", lambda i, _: (("failed", "no"), ("passed", ""))[i] if i < 2 else None
+    )
+    data = json.loads(path.read_text())
+    edit(data)
+    path.write_text(json.dumps(data))
+    return path
+
+
+def _listed_twice(data: dict[str, Any]) -> None:
+    data["scenarios"].append({**data["scenarios"][0], "verdict": "passed"})
+    data["counts"] = {"passed": 2, "failed": 1}
+
+
+def _miscounted(data: dict[str, Any]) -> None:
+    data["counts"] = {"passed": 2}
+
+
+def _exit_0_beside_a_failure(data: dict[str, Any]) -> None:
+    data["exit_status"] = 0
+
+
+@pytest.mark.parametrize(
+    ("edit", "why"),
+    [
+        (_listed_twice, r"scenario '[^']+' is listed 2 times \(failed, then passed\)"),
+        (_miscounted, "counts say 0 failed, the scenarios 1"),
+        (_exit_0_beside_a_failure, "exit status 0, yet scenario '[^']+' is failed"),
+    ],
+)
+def test_a_results_file_contradicting_itself_is_refused_on_one_line(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    edit: Callable[[dict[str, Any]], None],
+    why: str,
+) -> None:
+    bad = _contradicting(tmp_path / "bad.json", edit)
+    assert main(["report", str(bad), "--out", str(tmp_path / "r.html")]) == 2
+    err = capsys.readouterr().err
+    assert re.fullmatch(
+        f"skill-conformance: error: {re.escape(str(bad))}: contradicts itself: {why}; refused\n",
+        err,
+    ), err
+    assert not (tmp_path / "r.html").exists()

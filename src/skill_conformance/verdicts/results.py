@@ -18,6 +18,10 @@ A results file is JSON::
       ]
     }
 
+A file that contradicts itself is refused, since any verdict read from it could be the wrong one: a
+scenario listed twice, ``counts`` that are not the scenarios' own, an exit status of 0 beside a
+verdict that fails the run.
+
 A run stopped by Ctrl-C or SIGTERM adds ``"interrupted": true`` (and exit status 2): its
 ``scenarios`` are only those that ended before the interrupt; the one in flight has no verdict.
 
@@ -194,8 +198,14 @@ def load_results(path: Path) -> Results:
         raise ResultsError(f"{path}: not a {FORMAT} file: nested too deeply") from None
     try:
         return _parse(data)
+    except _InconsistentError as error:
+        raise ResultsError(f"{path}: contradicts itself: {error}; refused") from None
     except (KeyError, TypeError, ValueError, AttributeError) as error:
         raise ResultsError(f"{path}: not a {FORMAT} file: {error!r:.200}") from error
+
+
+class _InconsistentError(ValueError):
+    """A results file well formed but contradicting itself; the message says how."""
 
 
 def _parse(data: object) -> Results:
@@ -211,6 +221,7 @@ def _parse(data: object) -> Results:
     )
     scenarios = [ScenarioResult.from_json(entry) for entry in data["scenarios"]]
     status = data.get("exit_status")
+    _check_consistent(scenarios, data.get("counts"), status)
     return Results(
         header=header,
         scenarios=tuple(scenarios),
@@ -218,3 +229,24 @@ def _parse(data: object) -> Results:
         exit_status=status if isinstance(status, int) else None,
         interrupted=data.get("interrupted") is True,
     )
+
+
+def _check_consistent(scenarios: list[ScenarioResult], counts: object, exit_status: object) -> None:
+    """Raise :class:`_InconsistentError` naming the first contradiction of a results file."""
+    keys = Counter(result.key for result in scenarios)
+    for key, times in keys.items():
+        if times > 1:
+            verdicts = ", then ".join(r.verdict.value for r in scenarios if r.key == key)
+            raise _InconsistentError(f"scenario {key!r} is listed {times} times ({verdicts})")
+    if counts is not None:
+        if not isinstance(counts, dict):
+            raise _InconsistentError("counts is not a mapping of verdicts to numbers")
+        own = Counter(result.verdict.value for result in scenarios)
+        for verdict in sorted(set(counts) | set(own)):
+            if counts.get(verdict, 0) != own[verdict]:
+                raise _InconsistentError(
+                    f"counts say {counts.get(verdict, 0)} {verdict}, the scenarios {own[verdict]}"
+                )
+    bad = next((result for result in scenarios if result.verdict.bad), None)
+    if exit_status == 0 and bad is not None:
+        raise _InconsistentError(f"exit status 0, yet scenario {bad.key!r} is {bad.verdict.value}")
