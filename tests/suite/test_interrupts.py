@@ -84,6 +84,7 @@ def _run_and_signal(
     extra_env: dict[str, str] | None = None,
     via: str = "pytest",
     to_group: bool = False,
+    times: int = 1,
 ) -> tuple[int, float, str, Path, Path, str]:
     marker = f"SKILL_CONFORMANCE_INTERRUPT_TEST={uuid.uuid4().hex}"
     base, temp, results = tmp_path / "base", tmp_path / "tmp", tmp_path / "out" / "results.json"
@@ -113,10 +114,12 @@ def _run_and_signal(
             assert process.poll() is None, "the run ended before the signal could be sent"
             assert time.monotonic() < deadline, "the scenario to interrupt never started"
             time.sleep(0.02)
-        if to_group:  # as a terminal's Ctrl-C, or a CI runner killing the job's process group
-            os.killpg(process.pid, sig)
-        else:
-            process.send_signal(sig)
+        for again in range(times):
+            time.sleep(0.05 if again else 0)
+            if to_group:  # as a terminal's Ctrl-C, or a CI runner killing the job's process group
+                os.killpg(process.pid, sig)
+            else:
+                process.send_signal(sig)
         sent = time.monotonic()
         output, _ = process.communicate(timeout=120)
         elapsed = time.monotonic() - sent
@@ -168,6 +171,29 @@ def test_one_signal_to_the_whole_process_group_stops_the_run(
     _stopped_cleanly(status, elapsed, output, temp, results, marker)
 
 
+@pytest.mark.parametrize("via", ["pytest", "run"])
+def test_ctrl_c_three_times_ends_the_run_as_interrupted_in_one_line(
+    tmp_path: Path, via: str
+) -> None:
+    """The second and third land while the run finishes (closing a hanging implementation)."""
+    pids = tmp_path / "pids"
+    faulty = ROOT / "tests" / "jsonlines_impl" / "faulty.py"
+    command = [sys.executable, str(faulty), "--at", "run_tool", "--do", "hang", "--pids", str(pids)]
+    env = {"SKILL_CONFORMANCE_JSONL_CMD": shlex.join(command)}
+    status, elapsed, output, temp, results, marker = _run_and_signal(
+        tmp_path, signal.SIGINT, "python_tools", lambda _base, _marker: _jsonlines_hangs(pids),
+        "jsonlines", env, via, to_group=True, times=3,
+    )  # fmt: skip
+    assert "Traceback" not in output, output[-3000:]
+    assert "run interrupted:" in output, output[-3000:]  # pytest's banner of one interrupt follows
+    assert status == pytest.ExitCode.INTERRUPTED, output[-3000:]
+    assert elapsed < _EXIT_WITHIN, f"exited {elapsed:.1f} s after the signal"
+    time.sleep(0.2)
+    assert _processes_with(marker) == []
+    assert list(temp.iterdir()) == []
+    assert json.loads(results.read_text())["interrupted"] is True
+
+
 def _stopped_cleanly(
     status: int, elapsed: float, output: str, temp: Path, results: Path, marker: str
 ) -> None:
@@ -184,3 +210,28 @@ def _stopped_cleanly(
     assert written["exit_status"] == pytest.ExitCode.INTERRUPTED
     assert "errored" not in written["counts"]
     assert "run interrupted:" in output
+
+
+def test_an_interrupt_inside_pytests_handling_of_one_still_gives_an_interrupted_run(
+    tmp_path: Path,
+) -> None:
+    """pytest then writes exit status 0 and lets the interrupt escape as a traceback."""
+    results = tmp_path / "results.json"
+    command = [
+        sys.executable, "-m", "pytest", "src/skill_conformance/steps", "-q", "-p", "no:randomly",
+        "--skill-conformance-impl", "reference", "-p", "no:cacheprovider",
+        "-p", "interrupted_twice", "-k", "bare_name", f"--basetemp={tmp_path / 'base'}",
+        f"--skill-conformance-results={results}",
+    ]  # fmt: skip
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent)}
+    run = subprocess.run(
+        command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=False
+    )
+    assert run.returncode == pytest.ExitCode.INTERRUPTED, run.stderr[-3000:]
+    assert "Traceback" not in run.stdout + run.stderr, run.stderr[-3000:]
+    assert run.stderr.splitlines() == [
+        "skill-conformance: interrupted again while the run was stopping: its report may be cut "
+        "short"
+    ]
+    written = json.loads(results.read_text())
+    assert (written["interrupted"], written["exit_status"]) == (True, 2)

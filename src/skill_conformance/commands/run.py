@@ -72,10 +72,11 @@ def run_suite(suite: dict[str, object], extra: Sequence[str]) -> int:
     if os.name == "posix":
         os.execv(sys.executable, command)
     process = subprocess.Popen(command)
-    try:
-        return process.wait()
-    except KeyboardInterrupt:  # the child got the same Ctrl-C; let it finish its report
-        return process.wait()
+    while True:
+        try:
+            return process.wait()
+        except KeyboardInterrupt:  # the child got the same Ctrl-C, each time; it ends the run
+            continue
 
 
 def _run(args: argparse.Namespace) -> int:

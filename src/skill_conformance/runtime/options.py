@@ -18,10 +18,13 @@ nothing but pytest and the standard library.
 
 from __future__ import annotations
 
+from collections.abc import Generator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+from skill_conformance.runtime.interrupts import interrupted_again
 
 __all__ = ["IMPL", "OPTIONS", "PREFIX", "RESULTS", "SUITE", "TRACEBACK", "SuiteOption", "suite_on"]
 
@@ -151,6 +154,19 @@ def pytest_configure(config: pytest.Config) -> None:
     """Load the suite when the run names an implementation."""
     if suite_on(config):
         config.pluginmanager.import_plugin(SUITE)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_cmdline_main(
+    config: pytest.Config,
+) -> Generator[None, int | pytest.ExitCode, int | pytest.ExitCode]:
+    """A run of the suite interrupted again while it stops ends on one line, not a traceback."""
+    try:
+        return (yield)
+    except KeyboardInterrupt:
+        if not suite_on(config):
+            raise
+        return interrupted_again(config)
 
 
 def pytest_collectstart(collector: pytest.Collector) -> None:

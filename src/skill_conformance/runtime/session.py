@@ -21,6 +21,7 @@ from skill_conformance.runtime.context import ScenarioContext
 from skill_conformance.runtime.run import ConformanceRun
 
 pytest_plugins = [
+    "skill_conformance.runtime.interrupts",
     "skill_conformance.steps.shared",
     "skill_conformance.steps.skill_manager_cap",
     "skill_conformance.steps.extension_registry",

@@ -88,6 +88,9 @@ class Reporting:
         self.errored: list[pytest.TestReport] = []
         self.started = False
         """Whether a scenario began here (a run stopped in its collection has none)."""
+        self.interrupted = False
+        """Ctrl-C or SIGTERM stopped the run; known here even when a second interrupt cut
+        pytest's own handling short, before it set the exit status."""
 
     # -- in the process that runs the scenario -------------------------------------------------
 
@@ -210,6 +213,12 @@ class Reporting:
             if recorded.verdict is Verdict.ERRORED:
                 _compat.junit_error(self.config, report)
 
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
+        """Note an interrupt (not ``pytest.exit``, which pytest passes here too)."""
+        if isinstance(excinfo.value, KeyboardInterrupt):
+            self.interrupted = True
+
     @pytest.hookimpl(wrapper=True, tryfirst=True)
     def pytest_terminal_summary(
         self, terminalreporter: pytest.TerminalReporter, exitstatus: int
@@ -225,7 +234,9 @@ class Reporting:
         try:
             yield
         finally:  # also when a wrapper inside raises (warnings turned errors at session end)
-            self._print_summary(terminal, exitstatus == pytest.ExitCode.INTERRUPTED)
+            self._print_summary(
+                terminal, self.interrupted or exitstatus == pytest.ExitCode.INTERRUPTED
+            )
 
     def _print_summary(self, terminal: pytest.TerminalReporter, interrupted: bool) -> None:
         collected = self.scenarios
@@ -254,7 +265,9 @@ class Reporting:
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         """Put the header into JUnit XML and write the results file (not in xdist's workers)."""
-        interrupted = exitstatus == pytest.ExitCode.INTERRUPTED
+        interrupted = self.interrupted or exitstatus == pytest.ExitCode.INTERRUPTED
+        if interrupted and exitstatus == pytest.ExitCode.OK:  # pytest's handling was cut short
+            exitstatus = session.exitstatus = pytest.ExitCode.INTERRUPTED
         config = self.config
         if hasattr(config, "workerinput") or not (self.ledger.results_by_node or interrupted):
             return
