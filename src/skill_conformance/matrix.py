@@ -12,7 +12,8 @@ run prints a line when it starts and one when it ends, with its counts and how l
 
 Each run's address space is limited to :data:`MEMORY_LIMIT`. Exit status: 0 when every run's
 gate passed (failures only where its expectations file lists
-them), 1 when one did not, 2 when a run gave no results at all.
+them), 1 when one did not, 2 when a run gave no results at all (one line says why, a venv
+whose Python is missing, say; the other runs go on) or the report could not be written.
 """
 
 from __future__ import annotations
@@ -143,14 +144,18 @@ def _one(run: Run, index: int, total: int, out: Path) -> Outcome:
     command += ["-q", "--results", str(scratch)]
     started = time.monotonic()
     with log.open("wb") as sink:
-        process = subprocess.Popen(
-            command,
-            cwd=_ROOT,
-            env=env,
-            stdout=sink,
-            stderr=subprocess.STDOUT,
-            preexec_fn=_limit_memory,
-        )
+        try:
+            process = subprocess.Popen(
+                command,
+                cwd=_ROOT,
+                env=env,
+                stdout=sink,
+                stderr=subprocess.STDOUT,
+                preexec_fn=_limit_memory,
+            )
+        except OSError as error:
+            print(f"      {run.impl}: no results: {_unstartable(run.python, error)}", flush=True)
+            return Outcome(run, None, NOT_STARTED, 0.0)
         status = _wait(process, scratch)
     seconds = time.monotonic() - started
     if not scratch.exists():
@@ -169,12 +174,30 @@ def _one(run: Run, index: int, total: int, out: Path) -> Outcome:
     return Outcome(run, results, status, seconds)
 
 
+NOT_STARTED = 4
+"""The status of a run whose Python cannot be started (pytest's usage error)."""
+
+
+def _unstartable(python: str, error: OSError) -> str:
+    """Why ``python`` could not be started, on one line."""
+    path = Path(python)
+    if path.is_symlink() and not path.exists():
+        return (
+            f"cannot start {python}: it links to {os.readlink(path)}, which does not exist "
+            "(the venv's base Python is gone: rebuild the venv)"
+        )
+    if not path.exists():
+        return f"cannot start {python}: no such file (is its venv built?)"
+    return f"cannot start {python}: {error.strerror or error}"
+
+
 def run_matrix(runs: Sequence[Run], out: Path) -> int:
     """Run every implementation in turn, then write the report; the exit status (module doc)."""
     out.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
     outcomes = [_one(run, i, len(runs), out) for i, run in enumerate(runs, 1)]
     files = [str(o.results) for o in outcomes if o.results is not None]
+    reported = 0
     if files:
         report = shutil.which("skill-conformance", path=str(Path(sys.executable).parent))
         command = [
@@ -184,8 +207,11 @@ def run_matrix(runs: Sequence[Run], out: Path) -> int:
             "--out",
             str(out / "index.html"),
         ]
-        subprocess.run(command, check=True)
+        reported = subprocess.run(command, check=False).returncode
     print(f"matrix: {len(files)} of {len(runs)} runs in {time.monotonic() - started:.0f} s")
+    if files and reported != 0:
+        print(f"matrix: no report: skill-conformance report exited {reported}", flush=True)
+        return 2
     if any(o.results is None for o in outcomes):
         return 2
     return 1 if any(o.status != 0 for o in outcomes) else 0

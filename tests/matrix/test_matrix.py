@@ -35,7 +35,17 @@ def _results(name: str, version: str, exit_status: int, **counts: int) -> dict[s
         "created": "2026-12-03T00:00:00+00:00",
         "exit_status": exit_status,
         "counts": counts,
-        "scenarios": [],
+        "scenarios": [
+            {
+                "capability": "skill-tools",
+                "requirement": {"slug": "r", "title": "R"},
+                "id": f"r.{verdict}-{index}",
+                "name": f"{verdict} {index}",
+                "verdict": verdict,
+            }
+            for verdict, count in counts.items()
+            for index in range(count)
+        ],
     }
 
 
@@ -92,7 +102,7 @@ def test_each_run_writes_its_results_summary_and_log_and_one_report(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path / "matrix"
-    known = {"passed": 3, "expected-failure": 1, "unexpected-pass": 2}
+    known = {"passed": 3, "expected-failure": 1, "not-applicable": 2}
     runs = [
         Run("reference", _python(tmp_path, "ref", _results("reference", "0.1.0", 0, **known), 0)),
         Run("agno", _python(tmp_path, "agno", _results("agno", "3.1.10", 1, failed=1), 1)),
@@ -118,7 +128,7 @@ def test_each_run_writes_its_results_summary_and_log_and_one_report(
     printed = capsys.readouterr().out
     assert "[1/2] reference" in printed
     assert (
-        "reference-0.1.0: 3 passed, 1 failed, 2 unexpected passes (1 of the failures expected);"
+        "reference-0.1.0: 3 passed, 1 failed, 2 not applicable (1 of the failures expected);"
         " gate passes" in printed
     )
     assert "agno-3.1.10: 1 failed; GATE FAILS (exit 1)" in printed
@@ -136,3 +146,24 @@ def test_a_run_without_results_fails_the_matrix_with_2(tmp_path: Path) -> None:
 def test_all_gates_passing_is_0(tmp_path: Path) -> None:
     good = _python(tmp_path, "good", _results("reference", "0.1.0", 0, passed=1), 0)
     assert run_matrix([Run("reference", good)], tmp_path / "m") == 0
+
+
+@pytest.mark.parametrize("gone", ["missing", "dangling"])
+def test_a_run_whose_python_is_gone_is_one_line_and_the_others_are_reported(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], gone: str
+) -> None:
+    """A venv never built, or one whose base Python was removed (its link dangles)."""
+    python = tmp_path / "venv" / "bin" / "python"
+    if gone == "dangling":
+        python.parent.mkdir(parents=True)
+        python.symlink_to(tmp_path / "removed" / "python3.13")
+    good = _python(tmp_path, "good", _results("reference", "0.1.0", 0, passed=1), 0)
+    out = tmp_path / "matrix"
+    assert main(["--out", str(out), "--run", f"reference={good}", "--run", f"x={python}"]) == 2
+    printed = capsys.readouterr().out
+    (line,) = [line for line in printed.splitlines() if "x: no results" in line]
+    cause = "which does not exist" if gone == "dangling" else "no such file"
+    assert cause in line, printed
+    assert str(python) in line, printed
+    assert "Traceback" not in printed
+    assert (out / "index.html").exists()
