@@ -80,3 +80,57 @@ def test_an_adapter_that_cannot_import_gives_one_line(tmp_path: Path) -> None:
         "--impl 'broken_adapter:Impl': cannot import broken_adapter: ModuleNotFoundError" in output
     )
     assert "Traceback" not in output
+
+
+SHADOWS = {
+    "mcp/__init__.py": "raise ImportError('this folder is not the mcp SDK')\n",
+    "yaml.py": "raise ImportError('this file is not PyYAML')\n",
+}
+
+
+def _shadowed(directory: Path, *names: str) -> Path:
+    """``directory`` holding, under the names of the suite's own dependencies, modules that fail."""
+    for name in names:
+        path = directory / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(SHADOWS[name])
+    return directory
+
+
+def test_skill_conformance_run_is_not_swayed_by_modules_named_like_its_dependencies(
+    tmp_path: Path,
+) -> None:
+    """They stay importable, last: an adapter kept beside them is still found."""
+    here = _shadowed(tmp_path, "mcp/__init__.py", "yaml.py")
+    (here / "here_adapter.py").write_text(ADAPTER)
+    command = [str(Path(sys.executable).parent / "skill-conformance"), "run"]  # as installed
+    command += ["--impl", "here_adapter:Mine", "-k", "positional"]
+    done = subprocess.run(
+        command, cwd=here, capture_output=True, text=True, timeout=300, check=False
+    )
+    output = done.stdout + done.stderr
+    assert done.returncode == 0, output[-3000:]
+    assert "skill-conformance: mine 9.9" in output
+    assert "Traceback" not in output
+
+
+def test_a_module_of_the_working_directory_hiding_a_dependency_is_named(tmp_path: Path) -> None:
+    """``python -m pytest`` puts the working directory first; the adapter's import then fails."""
+    here = _shadowed(tmp_path, "mcp/__init__.py")
+    command = [sys.executable, "-m", "pytest", str(ROOT / "src" / "skill_conformance" / "steps")]
+    command += [
+        "--skill-conformance-impl",
+        "reference",
+        "-p",
+        "no:cacheprovider",
+        "-k",
+        "positional",
+    ]
+    done = subprocess.run(
+        command, cwd=here, capture_output=True, text=True, timeout=300, check=False
+    )
+    output = done.stdout + done.stderr
+    assert done.returncode == 4, output[-3000:]
+    (line,) = [line for line in output.splitlines() if "--impl 'reference'" in line]
+    assert f"the working directory {here.resolve()} holds mcp/, imported in place of" in line
+    assert "Traceback" not in output

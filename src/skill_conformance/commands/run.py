@@ -4,8 +4,10 @@ The command becomes pytest (it replaces its own process, so a signal sent to it 
 on the suite's step definitions and features, configured only by the suite's ``suite.ini``: the
 current directory's ``pytest.ini``, ``pyproject.toml`` or ``conftest.py`` (another project's
 checkout, say) cannot change what the suite does. The directory stays importable, so
-``--impl mypackage.adapter:Impl`` finds an adapter kept in it. pytest's cache (for ``--lf``) is
-kept per implementation in the user's cache directory, not in the current one.
+``--impl mypackage.adapter:Impl`` finds an adapter kept in it, but last on the path: a module or
+package there that bears the name of one the suite uses (a ``yaml.py``, an ``mcp/`` folder)
+cannot take its place. pytest's cache (for ``--lf``) is kept per implementation in the user's
+cache directory, not in the current one.
 """
 
 from __future__ import annotations
@@ -64,9 +66,16 @@ def pytest_arguments(suite: dict[str, object], extra: Sequence[str]) -> list[str
     return [*arguments, *extra]
 
 
+_PYTEST_MAIN = (
+    "import os, runpy, sys; sys.path.append(os.getcwd()); "
+    "runpy.run_module('pytest', run_name='__main__', alter_sys=True)"
+)
+"""``python -m pytest`` with the working directory last on the path instead of first (``-P``)."""
+
+
 def run_suite(suite: dict[str, object], extra: Sequence[str]) -> int:
     """Become pytest running the bundled suite (where exec exists); else pytest's exit status."""
-    command = [sys.executable, "-m", "pytest", *pytest_arguments(suite, extra)]
+    command = [sys.executable, "-P", "-c", _PYTEST_MAIN, *pytest_arguments(suite, extra)]
     sys.stdout.flush()
     sys.stderr.flush()
     if os.name == "posix":

@@ -258,7 +258,7 @@ class Zygote:
         listener.listen(128)
         try:
             self._process = subprocess.Popen(
-                [sys.executable, "-m", __name__, str(listener.fileno())],
+                [sys.executable, "-P", "-m", __name__, str(listener.fileno())],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.DEVNULL,
                 pass_fds=(listener.fileno(),),
