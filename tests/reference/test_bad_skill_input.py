@@ -259,6 +259,53 @@ CASES |= {
     ),
 }
 
+_LAUGHS = ", ".join(
+    [f"&a [{', '.join(['x'] * 10)}]"]
+    + [f"&{b} [{', '.join([f'*{a}'] * 10)}]" for a, b in zip("abcdefg", "bcdefgh", strict=True)]
+)
+"""A flow sequence whose aliases stand for 10**8 values."""
+
+# A frontmatter past a limit refuses the skill; its problem names the entry the limit is in.
+CASES |= {
+    "aliases-in-a-tool": Case(
+        "laughing",
+        _md(
+            "---",
+            "name: laughing",
+            "description: x",
+            "tools:",
+            "  - import_path: json:dumps",
+            f"  - import_path: [{_LAUGHS}]",
+            "---",
+        ),
+        6,
+        "tools[1]",
+        "stands for more than 10000 values",
+    ),
+    "nesting-in-a-server": Case(
+        "deepserver",
+        _md(
+            "---",
+            "name: deepserver",
+            "description: x",
+            "mcp-servers:",
+            "  ghost:",
+            f"    args: {'[' * 70}{']' * 70}",
+            "---",
+        ),
+        6,
+        "mcp-servers.ghost",
+        "collections nest deeper than 64 levels",
+    ),
+    "aliases-in-a-field": Case(
+        "laughfield",
+        _md("---", "name: laughfield", "description: x", f"metadata: {{a: [{_LAUGHS}]}}", "---"),
+        4,
+        "metadata:",
+        "stands for more than 10000 values",
+    ),
+}
+
 
 @pytest.fixture
 def world(tmp_path: Path) -> Iterator[World]:

@@ -17,6 +17,7 @@ import re
 import stat
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NoReturn
 
 import yaml
 
@@ -61,6 +62,8 @@ _CLOSING = re.compile(r"^[ \t]*---[ \t]*$", re.MULTILINE)
 """The line that ends the frontmatter: three dashes alone (a ``---`` inside a value is not it)."""
 _LINE_END = re.compile("[\0\r\n\x85\u2028\u2029]")
 """Where a YAML comment ends: a line break, or the reader's end of text (``\\0``)."""
+_ENTRY_FIELDS = frozenset({"tools", "mcp-servers"})
+"""Fields whose items are entries, each reported on its own (``tools[0]``)."""
 _TOP_LEVEL_KEY = re.compile(r"(?P<key>[A-Za-z0-9_-]+):(?:\s|$)")
 
 
@@ -158,7 +161,10 @@ def _split(text: str) -> tuple[str, str]:
 
 
 class _LimitError(yaml.MarkedYAMLError):
-    """The frontmatter goes past a limit of :class:`_BoundedLoader`."""
+    """The frontmatter goes past a limit of :class:`_BoundedLoader`, at ``where`` if known."""
+
+    where: tuple[str | int, ...] = ()
+    """Keys and indexes from the frontmatter's mapping down to the node at fault."""
 
 
 class _BoundedLoader(yaml.SafeLoader):
@@ -169,6 +175,8 @@ class _BoundedLoader(yaml.SafeLoader):
         self._depth = 0
         self._values = 0
         self._sizes: dict[str, int] = {}
+        self._where: list[str | int] = []
+        """Keys and indexes down to the node being composed: what a limit error names."""
 
     # PyYAML's scanner looks through every possible simple key for each token it reads: time
     # quadratic in the depth of a flow collection (a quarter of a second for a thousand ``[``).
@@ -222,6 +230,19 @@ class _BoundedLoader(yaml.SafeLoader):
     # pragma: no mutate end
 
     def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
+        # A mapping's value is composed with its key node as ``index`` (whatever the stubs say);
+        # an item, with its number; a key, with None.
+        given: object = index
+        step = given.value if isinstance(given, yaml.ScalarNode) else given
+        if isinstance(step, str | int):
+            self._where.append(step)
+        try:
+            return self._compose(parent, index)
+        finally:
+            if isinstance(step, str | int):
+                self._where.pop()
+
+    def _compose(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
         event: yaml.Event = self.peek_event()  # type: ignore[no-untyped-call]
         if isinstance(event, yaml.AliasEvent):
             self._count(self._sizes.get(str(event.anchor), 1), event)
@@ -230,9 +251,7 @@ class _BoundedLoader(yaml.SafeLoader):
         level = 1 if isinstance(event, yaml.CollectionStartEvent) else 0
         self._depth += level
         if self._depth > MAX_DEPTH:
-            raise _LimitError(
-                None, None, f"collections nest deeper than {MAX_DEPTH} levels", _mark(event)
-            )
+            self._fail(f"collections nest deeper than {MAX_DEPTH} levels", event)
         before = self._values
         self._count(1, event)
         node = super().compose_node(parent, index)
@@ -245,7 +264,12 @@ class _BoundedLoader(yaml.SafeLoader):
     def _count(self, values: int, event: yaml.Event) -> None:
         self._values += values
         if self._values > MAX_VALUES:
-            raise _LimitError(None, None, f"stands for more than {MAX_VALUES} values", _mark(event))
+            self._fail(f"stands for more than {MAX_VALUES} values", event)
+
+    def _fail(self, problem: str, event: yaml.Event) -> NoReturn:
+        error = _LimitError(None, None, problem, _mark(event))
+        error.where = tuple(self._where)
+        raise error
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[object, object]:
         seen: set[tuple[str, str]] = set()
@@ -269,7 +293,7 @@ def _parse(header: str) -> tuple[yaml.Node | None, object]:
         return _load(header)
     except _LimitError as error:
         line = None if error.problem_mark is None else error.problem_mark.line
-        field = _field_at(header, line)
+        field = _where(error.where) if error.where else _field_at(header, line)
         where = None if line is None else line + FIRST_HEADER_LINE
         raise FrontmatterError(f"{field}: {error.problem}", where) from None
     except yaml.YAMLError as error:
@@ -293,6 +317,17 @@ def _load(header: str) -> tuple[yaml.Node | None, object]:
         return node, None if node is None else loader.construct_document(node)
     finally:
         loader.dispose()
+
+
+def _where(path: tuple[str | int, ...]) -> str:
+    """The field at ``path``, or its entry when the field is a list or mapping of entries.
+
+    As the loader names an entry: ``tools[0]``, ``mcp-servers.brush``.
+    """
+    field, *rest = path
+    if str(field) in _ENTRY_FIELDS and rest:
+        return f"{field}[{rest[0]}]" if isinstance(rest[0], int) else f"{field}.{rest[0]}"
+    return str(field)
 
 
 def _field_at(header: str, line: int | None) -> str:
