@@ -58,6 +58,8 @@ class Catalogue:
 
     capabilities: tuple[Capability, ...]
     problems: tuple[Diagnostic, ...] = ()
+    unreadable: tuple[Diagnostic, ...] = ()
+    """The problems of specs left out because they could not be read or parsed."""
 
     def entries(self) -> list[Entry]:
         """Every executable scenario (removed requirements have none), in spec order."""
@@ -119,6 +121,7 @@ def load_catalogue(specs: Path, *, lenient: bool = False) -> Catalogue:
             problems.append(Diagnostic(spec.display, 1, f"cannot read: {error}"))
             continue
         capabilities.append(parsed.capability)
+    unreadable = tuple(problems)
     if not problems:  # a spec that did not parse would make its clauses look unknown
         problems.extend(tree_problems(capabilities))
-    return Catalogue(tuple(capabilities), tuple(problems))
+    return Catalogue(tuple(capabilities), tuple(problems), unreadable)

@@ -154,3 +154,23 @@ def test_coverage_against_another_tree_by_title(
     assert "none covered in 1 capabilities: elsewhere (1)" in out
     ours = len(load_catalogue(specs_dir()).entries())
     assert f"this suite's scenarios the other tree lacks: {ours - 1}" in out
+
+
+def test_a_spec_of_the_other_tree_that_cannot_be_read_is_an_error_on_stderr(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    specs = tmp_path / "other" / "specs"
+    (specs / "skill-tools").mkdir(parents=True)
+    (specs / "skill-tools" / "spec.md").write_text(
+        SPEC.format(name="skill-tools", title="Unrelated")
+    )
+    (specs / "looping").mkdir()
+    (specs / "looping" / "spec.md").symlink_to("spec.md")
+    status = main(["trace", "--no-steps", "--against", str(tmp_path / "other"), *ALLOW])
+    out, err = capsys.readouterr()
+    assert status == 2
+    assert "  skill-tools: 0 of 1 covered" in out or "skill-tools (1)" in out, out
+    (line,) = err.splitlines()
+    assert line.startswith("skill-conformance: error: --against: looping/spec.md:1: cannot read")
+    assert "symbolic links" in line
+    assert "looping/spec.md" not in out

@@ -88,6 +88,10 @@ def _trace(args: argparse.Namespace) -> int:
         lines.append(f"against {args.against}:")
         lines += coverage_lines(coverage_against(ours, theirs), verbose=args.verbose)
     print("\n".join(lines))
+    if theirs is not None and theirs.unreadable:  # its coverage above is incomplete
+        for problem in theirs.unreadable:
+            _error(f"--against: {problem} (left out of the coverage above)")
+        return FAILED
     unchecked = clauses.unchecked and not args.allow_unchecked
     failed = problems or missing or unchecked or clauses.unmarked
     return FOUND if failed or (steps is not None and not steps.ok) else OK

@@ -10,7 +10,8 @@ Four questions, each answered from the files themselves:
    itself: ``pytest --generate-missing --feature features`` collects the suite and lists each step
    no definition matches and each scenario no test binds (exit status 100).
 4. Given another OpenSpec tree (``--against``), which of its scenarios does this suite cover, by
-   title, and which not? Informational: it does not fail the check.
+   title, and which not? Informational: it does not fail the check; a spec of that tree that
+   cannot be read or parsed is an error (its coverage would be incomplete).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import re
 import subprocess
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from skill_conformance.catalogue import Catalogue, ClauseEntry, Entry
@@ -168,7 +169,6 @@ class Coverage:
     covered: tuple[Entry, ...]
     missing: tuple[Entry, ...]
     ours_only: tuple[Entry, ...]
-    problems: tuple[str, ...] = field(default=())
 
 
 def coverage_against(ours: Catalogue, theirs: Catalogue) -> Coverage:
@@ -181,9 +181,7 @@ def coverage_against(ours: Catalogue, theirs: Catalogue) -> Coverage:
         known = normalise_title(entry.scenario.title) in our_titles
         (covered if known else missing).append(entry)
     ours_only = [e for e in ours.entries() if normalise_title(e.scenario.title) not in their_titles]
-    return Coverage(
-        tuple(covered), tuple(missing), tuple(ours_only), tuple(map(str, theirs.problems))
-    )
+    return Coverage(tuple(covered), tuple(missing), tuple(ours_only))
 
 
 def coverage_lines(coverage: Coverage, *, verbose: bool = False) -> list[str]:
@@ -216,7 +214,6 @@ def coverage_lines(coverage: Coverage, *, verbose: bool = False) -> list[str]:
         lines += [f"    {e.capability}: {e.scenario.title}" for e in shown]
         if len(shown) < len(coverage.ours_only):
             lines.append(f"    ... and {len(coverage.ours_only) - len(shown)} more (--verbose)")
-    lines += [f"  unreadable spec (skipped): {problem}" for problem in coverage.problems]
     return lines
 
 
