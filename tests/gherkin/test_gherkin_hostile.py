@@ -156,3 +156,20 @@ def test_a_file_system_oddity_is_one_line_and_exit_2(
     assert len(lines) == 1, result.err
     assert "odd" in lines[0]
     assert not out.exists()
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a line break in a file name")
+def test_a_folder_name_holding_a_line_break_stays_on_one_line(tmp_path: Path) -> None:
+    specs, out = tmp_path / "specs", tmp_path / "out"
+    write_spec(specs, "bad\nname", REQ + "The system SHALL work.\n")
+    result = run_cli("gherkin", "--specs", specs, "--out", out, "--relative-to", tmp_path)
+    assert (result.code, result.err) == (
+        2,
+        'specs/bad\\nname/spec.md:2: requirement "R" has no scenarios\n',
+    )
+    write_spec(specs, "bad\nname", REQ + GOOD)
+    result = run_cli("gherkin", "--specs", specs, "--out", out, "--relative-to", tmp_path)
+    assert result.code == 0, result.err
+    (feature,) = out.iterdir()
+    header = [line for line in feature.read_text().splitlines() if line.startswith("#")]
+    assert any("specs/bad\\nname/spec.md" in line for line in header), header

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TextIO
 
 from skill_conformance.gherkin._writer import apply, plan
-from skill_conformance.gherkin.errors import GeneratorError, SpecError, UsageError
+from skill_conformance.gherkin.errors import GeneratorError, SpecError, UsageError, printable
 from skill_conformance.gherkin.generate import discover, display_path, generate
 
 OK = 0
@@ -53,14 +53,15 @@ def run(options: Options, stdout: TextIO, stderr: TextIO) -> int:
     try:
         return _run(options, stdout, stderr)
     except UsageError as exc:
-        print(f"skill-conformance gherkin: error: {exc}", file=stderr)
+        print(printable(f"skill-conformance gherkin: error: {exc}"), file=stderr)
         return FAILED
     except GeneratorError as exc:
-        print(exc, file=stderr)
+        print(printable(str(exc)), file=stderr)
         return FAILED
     except OSError as exc:  # a file-system oddity met outside the specs' own reading
         where = f"{exc.filename}: " if exc.filename else ""
-        print(f"skill-conformance gherkin: error: {where}{exc.strerror or exc}", file=stderr)
+        message = f"skill-conformance gherkin: error: {where}{exc.strerror or exc}"
+        print(printable(message), file=stderr)
         return FAILED
 
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from skill_conformance.gherkin.clauses import clause_references
-from skill_conformance.gherkin.errors import Diagnostic, SpecError, UsageError
+from skill_conformance.gherkin.errors import Diagnostic, SpecError, UsageError, printable
 from skill_conformance.gherkin.model import Capability
 from skill_conformance.gherkin.parser import parse_spec
 from skill_conformance.gherkin.render import render_feature
@@ -61,19 +61,20 @@ def display_path(path: Path, relative_to: Path, fallback_root: Path) -> str:
             ``relative_to``.
 
     Returns:
-        A POSIX-style relative path.
+        A POSIX-style relative path, its characters that are not printable escaped.
 
     """
     # Resolve the folder only: the file itself may be a broken link or a link loop.
     resolved = path.parent.resolve() / path.name
     try:
-        return resolved.relative_to(relative_to.resolve()).as_posix()
+        shown = resolved.relative_to(relative_to.resolve())
     except ValueError:
         root = fallback_root.resolve()
         try:
-            return (Path(root.name) / resolved.relative_to(root)).as_posix()
+            shown = Path(root.name) / resolved.relative_to(root)
         except ValueError:
-            return resolved.as_posix()
+            shown = resolved
+    return printable(shown.as_posix())
 
 
 def discover(specs_dir: Path, relative_to: Path) -> list[SpecFile]:
