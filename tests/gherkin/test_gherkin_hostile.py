@@ -7,7 +7,9 @@ callers read exit 1 as "stale", so an oddity must never exit 1.
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -173,3 +175,24 @@ def test_a_folder_name_holding_a_line_break_stays_on_one_line(tmp_path: Path) ->
     (feature,) = out.iterdir()
     header = [line for line in feature.read_text().splitlines() if line.startswith("#")]
     assert any("specs/bad\\nname/spec.md" in line for line in header), header
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_sigterm_while_writing_leaves_no_temporary_file(tmp_path: Path) -> None:
+    """Sent once the first feature is written: most of writing one is its fsync."""
+    specs, out = tmp_path / "specs", tmp_path / "out"
+    for index in range(300):
+        write_spec(specs, f"cap{index:03d}", REQ + GOOD)
+    command = [sys.executable, "-m", "skill_conformance.commands.main", "gherkin"]
+    command += ["--specs", str(specs), "--out", str(out)]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not (out.is_dir() and any(out.glob("*.feature"))):
+        assert process.poll() is None, "finished before it could be stopped: write more specs"
+        assert time.monotonic() < deadline
+        time.sleep(0.001)
+    process.terminate()
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 2, err
+    assert err == "skill-conformance: interrupted\n"
+    assert [path.name for path in out.iterdir() if not path.name.endswith(".feature")] == []

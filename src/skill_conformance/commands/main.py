@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
+import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import NoReturn
@@ -16,6 +18,7 @@ from skill_conformance.commands.run import add_run
 from skill_conformance.commands.smoke import add_smoke
 from skill_conformance.errors import InputError
 from skill_conformance.gherkin import FAILED, Options, run
+from skill_conformance.runtime.interrupts import raise_on_sigterm
 
 Command = Callable[[argparse.Namespace], int]
 
@@ -114,11 +117,32 @@ def main(argv: Sequence[str] | None = None) -> int:
     if command is None:
         print(f"{parser.prog}: error: a command is required (try --help)", file=sys.stderr)
         return FAILED
+    return _interruptible(command, args)
+
+
+INTERRUPTED = 2
+"""The exit status of a command stopped by Ctrl-C or SIGTERM, as pytest's for a run."""
+
+
+def _interruptible(command: Command, args: argparse.Namespace) -> int:
+    """Run ``command`` so that SIGTERM stops it as Ctrl-C does: files it was writing removed."""
+    handled = (
+        threading.current_thread() is threading.main_thread()
+        and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
+    )
+    if handled:
+        signal.signal(signal.SIGTERM, raise_on_sigterm)
     try:
         return command(args)
     except InputError as error:  # what the user gave cannot be used: one line, never a traceback
         print(f"skill-conformance: error: {error}", file=sys.stderr)
         return FAILED
+    except KeyboardInterrupt:
+        print("skill-conformance: interrupted", file=sys.stderr)
+        return INTERRUPTED
+    finally:
+        if handled:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 if __name__ == "__main__":
