@@ -128,7 +128,13 @@ Feature: skill-tool-registration
     [registration.isolation.late-reported] A problem found while entering the manager or during a run
     SHALL be reported like one found when the manager is built; [registration.isolation.no-retry] the
     failing server SHALL NOT be retried on every run, and [registration.isolation.no-leftover] no process
-    it started SHALL be left running.
+    it started SHALL be left running. A server is given up once, until the skills are rebuilt: a server
+    that never answers costs the run that waits out the implementation's bound, and no run after it,
+    since a server tried again on every run would cost each run of every skill that wait.
+    [registration.isolation.cancelled] A server whose start the waiting run gave up first (the run
+    cancelled, by a timeout of the host's own shorter than the implementation's bound, say) SHALL be
+    given up and reported the same way; otherwise such a server is never reported, and every run waits
+    for it again.
 
     @id:a-skill-whose-tools-fail-shall-take-no-other-skill-s-tools-away.a-tool-module-that-raises-systemexit-while-importing-leaves-the-other-skills-intact @added-by:skill-conformance @needs:python-tools @needs:problems @clause:registration.isolation.own @clause:registration.isolation.reported @clause:registration.isolation.others-callable @clause:registration.isolation.host-survives
     Scenario: A tool module that raises SystemExit while importing leaves the other skills intact
@@ -185,6 +191,16 @@ Feature: skill-tool-registration
       And the agent sees no tool starting with `silent__`
       And a problem is reported naming `silent` and `mute`
       And no MCP server is running
+
+    @id:a-skill-whose-tools-fail-shall-take-no-other-skill-s-tools-away.an-mcp-server-that-never-answers-is-given-up-once-not-on-every-run @added-by:skill-conformance @needs:mcp @needs:python-tools @needs:problems @clause:registration.isolation.no-retry @clause:registration.isolation.reported
+    Scenario: An MCP server that never answers is given up once, not on every run
+      Given a skill `silent` declaring the MCP server `mute` that never answers
+      And a skill `healthy` declaring the Python tool `json:loads`
+      When the agent calls `healthy__tool__loads` with `{"s": "[1]"}`
+      And the agent calls `healthy__tool__loads` with `{"s": "[2]"}`
+      Then the call returns `[2]`
+      And the MCP server `mute` has been started once
+      And exactly one problem names `mute`
 
     @id:a-skill-whose-tools-fail-shall-take-no-other-skill-s-tools-away.an-mcp-server-that-cannot-be-reached-over-http-leaves-the-other-skills-tools-callable @added-by:skill-conformance @needs:mcp-http @needs:python-tools @needs:problems @clause:registration.isolation.reported @clause:registration.isolation.others-callable
     Scenario: An MCP server that cannot be reached over HTTP leaves the other skills' tools callable

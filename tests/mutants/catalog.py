@@ -658,6 +658,7 @@ MUTANTS = (
         _ids(
             STR_ISOLATION,
             "entering-the-skill-manager-starts-the-other-mcp-servers-when-one-exits-at-once",
+            "an-mcp-server-that-never-answers-is-given-up-once-not-on-every-run",
         ),
         extra=True,
     ),

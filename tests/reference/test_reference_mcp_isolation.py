@@ -81,6 +81,32 @@ async def test_a_silent_server_is_given_up_within_the_startup_timeout(
             await anyio.sleep(0.05)
 
 
+async def test_a_silent_server_whose_caller_gives_up_first_is_given_up_once_and_reported(
+    skills_dir: Path, make_skill: Any, server_entry: Any, mcp_log: Path
+) -> None:
+    """The caller stops waiting before the startup bound: the server is not tried again."""
+    entry = server_entry("mute")
+    make_skill(
+        "silent", mcp_servers={"mute": {**entry, "args": [*entry["args"], "--mode", "hang"]}}
+    )
+    make_skill("healthy", tools=[{"import_path": "json:loads"}])
+    manager = SkillManagerCap(load_skills(skills_dir).skills.values(), startup_timeout=60.0)
+    with anyio.fail_after(30):
+        while not _starts(mcp_log):  # the caller gives up once the server has started
+            with anyio.move_on_after(0.5):
+                await agent_run([manager], ("healthy__tool__loads", {"s": "[1]"}))
+    assert [p for p in manager.problems if "'mute'" in p and "cancelled" in p], manager.problems
+    with anyio.fail_after(5):  # not the 60 s the server was given to start
+        run = await agent_run([manager], ("healthy__tool__loads", {"s": "[1]"}))
+    assert run.result == [1]
+    assert run.offered[0] == ["healthy__tool__loads"]
+    assert _starts(mcp_log) == ["mute"], "the server was tried again"
+    assert len(manager.problems) == 1, manager.problems
+    with anyio.fail_after(10):
+        while any(pid_alive(pid) for pid in _pids(mcp_log)):
+            await anyio.sleep(0.05)
+
+
 async def test_the_pool_reports_problems_found_after_it_was_built(
     skills_dir: Path, make_skill: Any, server_entry: Any
 ) -> None:

@@ -4,8 +4,10 @@ pydantic-ai enters every toolset of a run together, and one that cannot connect 
 so one MCP server that is missing, exits at once, never answers or cannot be reached would take
 every skill's tools away. :class:`IsolatedToolset` wraps a server's toolset: a failure to connect
 or to list tools is reported once (one problem line), the server is marked failed, and from then
-on it offers no tools and is not tried again (until a rebuild creates a new one). Calls to a tool
-of a working server are not touched: a tool's own error stays that tool's result.
+on it offers no tools and is not tried again (until a rebuild creates a new one). A connection the
+caller stops waiting for (its run cancelled, as by a timeout of its own shorter than the startup
+bound) is given up the same way: tried again, it would cost the next run the same wait. Calls to a
+tool of a working server are not touched: a tool's own error stays that tool's result.
 
 The state lives in a :class:`ServerHealth` shared by every copy pydantic-ai makes of the wrapper
 (runs copy toolsets with ``dataclasses.replace``), so the manager's enter and every run agree.
@@ -17,6 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import anyio
 from pydantic_ai import RunContext
 from pydantic_ai.toolsets import AbstractToolset, WrapperToolset
 from pydantic_ai.toolsets.abstract import ToolsetTool
@@ -44,13 +47,17 @@ class ServerHealth:
 
     def fail(self, error: BaseException) -> None:
         """Mark the server failed and report it, once."""
-        if self.failure is not None:
-            return
         detail = " ".join(str(error).split())
         if len(detail) > MAX_DETAIL:
             detail = detail[:MAX_DETAIL] + "..."
-        self.failure = f"{type(error).__name__}: {detail}" if detail else type(error).__name__
-        self.report(f"{self.where}: cannot be used: {self.failure}; its tools are not offered")
+        self.give_up(f"{type(error).__name__}: {detail}" if detail else type(error).__name__)
+
+    def give_up(self, why: str) -> None:
+        """Mark the server failed for ``why`` and report it, once."""
+        if self.failure is not None:
+            return
+        self.failure = why
+        self.report(f"{self.where}: cannot be used: {why}; its tools are not offered")
 
 
 @dataclass
@@ -69,6 +76,9 @@ class IsolatedToolset(WrapperToolset[Any]):
             return self
         try:
             await self.wrapped.__aenter__()
+        except anyio.get_cancelled_exc_class():
+            self.health.give_up("its start was cut short: the run waiting for it was cancelled")
+            raise
         except Exception as error:
             self.health.fail(error)
             return self
