@@ -124,7 +124,15 @@ Feature: skill-tool-registration
     [registration.isolation.others-callable] every other skill's tools SHALL still be offered and stay
     callable, in the same agent run, and [registration.isolation.others-start] entering the skill manager
     SHALL still start every other MCP server. [registration.isolation.host-survives] An exception a tool
-    module raises at import SHALL NOT end the host process or its event loop.
+    module raises at import SHALL NOT end the host process or its event loop. One process can contain
+    what a module raises and a module that hangs, but not a module that ends the process importing it
+    (`os._exit`, a signal it sends itself, a C extension that crashes): nothing of the host runs after
+    that. Only an import tried first in a process of its own (a forked child) contains it, at the cost
+    of running the module's import twice. [registration.isolation.process-ending] An implementation that
+    tries tool imports in a process of their own first SHALL refuse a module that ends that process,
+    report it as one problem naming the skill and the tool, and never import it in the host. The format
+    does not ask for process isolation, so a host that imports in its own process is not wrong to end
+    with such a module.
     [registration.isolation.late-reported] A problem found while entering the manager or during a run
     SHALL be reported like one found when the manager is built; [registration.isolation.no-retry] the
     failing server SHALL NOT be retried on every run, and [registration.isolation.no-leftover] no process

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import sys
 import threading
 import time
 import uuid
@@ -46,6 +48,35 @@ def test_whatever_a_module_raises_at_import_is_a_tool_import_error(
     assert threading.active_count() < 50
 
 
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="contained by trying the import in a fork")
+@pytest.mark.parametrize(
+    ("ending", "shown"),
+    [
+        ("os._exit(7)", "exit status 7"),
+        ("os.kill(os.getpid(), signal.SIGKILL)", "killed by SIGKILL"),
+        ("os.abort()", "killed by SIGABRT"),
+    ],
+)
+def test_a_module_that_ends_its_process_at_import_is_refused_and_the_host_lives(
+    module_dir: Path, capfd: pytest.CaptureFixture[str], ending: str, shown: str
+) -> None:
+    """The import is tried in a child first: the child ends, not the host."""
+    name = _module(module_dir, f"import os, signal\nprint('printed at import')\n{ending}")
+    with pytest.raises(ToolImportError, match=f"'{name}'.*ended the process.*{shown}"):
+        import_tool(f"{name}:tool", timeout=10)
+    assert name not in sys.modules
+    assert "printed at import" not in "".join(capfd.readouterr())
+
+
+def test_a_module_imports_in_the_host_after_its_trial(module_dir: Path) -> None:
+    marker = module_dir / "imports"
+    name = _module(module_dir, f"with open({str(marker)!r}, 'a') as f:\n    f.write('x')")
+    assert import_tool(f"{name}:tool")() == "ok"
+    assert marker.read_text() == "xx"  # once in the child, once in the host
+    assert import_tool(f"{name}:tool")() == "ok"
+    assert marker.read_text() == "xx", "a module already imported was tried again"
+
+
 def test_a_module_that_hangs_is_abandoned_after_the_timeout_and_not_waited_for_again(
     module_dir: Path,
 ) -> None:
@@ -59,7 +90,7 @@ def test_a_module_that_hangs_is_abandoned_after_the_timeout_and_not_waited_for_a
         import_tool(f"{name}:tool", timeout=0.5)
     assert time.monotonic() - started < 3
     started = time.monotonic()
-    with pytest.raises(ToolImportError, match="still hangs"):
+    with pytest.raises(ToolImportError, match=r"still hangs|not tried again yet"):
         import_tool(f"{name}:other", timeout=5)
     assert time.monotonic() - started < 1
     release.write_text("released")
