@@ -23,6 +23,24 @@ Feature: skill-loading
     and [loading.folders.host-starts] SHALL NOT stop the host from starting: the agent still gets its
     other tools.
 
+    A skill folder may be a symbolic link. Installing a skill by linking its folder into an agent's
+    skills directory is common practice: skill installers do it, and so do the scripts that share one set
+    of skills between several agents, each agent's skills directory holding a link per skill; and the
+    format's guidance for clients locates a skill by the folder its `SKILL.md` is found in.
+    [loading.folders.linked] A symbolic link directly inside the skills directory that leads to a folder
+    holding a `SKILL.md` SHALL be read as one skill, wherever the link leads; the skill's folder is then
+    the folder the link leads to, whose `SKILL.md` and files are read there and only there: a link
+    inside it that leads out of that folder is refused as in any skill. Whoever can put a link in the
+    skills directory could as well have put the folder there. The format says nothing of links, so a
+    loader that does not follow a linked skill folder is not wrong by the format: following one is
+    needed only of implementations that do (`linked-skill-folders`);
+    [loading.folders.linked-others] every implementation SHALL keep loading every other skill beside
+    one. A hard link, unlike a symbolic link, leads nowhere: it is the file itself under one more name,
+    put in the skill's folder by someone who could write there, so a hard-linked file is read as the
+    file it is. Refusing files that have more than one name would refuse skills installed by tools that
+    share the files of identical copies through hard links, and would protect nothing that the right to
+    write in the skill's folder does not already give.
+
     @id:a-skills-directory-shall-yield-one-skill-per-direct-subfolder-holding-a-skill-md.stray-files-and-folders-without-skill-md-are-not-skills @added-by:skill-conformance @clause:loading.folders.one-per-folder @clause:loading.folders.not-skills
     Scenario: Stray files and folders without SKILL.md are not skills
       Given a skill `healthy`
@@ -47,6 +65,38 @@ Feature: skill-loading
       And an empty folder `empty` in the skills directory
       When `list_skills` is called
       Then the listed skill names are exactly `healthy`
+      And the skill `healthy` still loads
+
+    @id:a-skills-directory-shall-yield-one-skill-per-direct-subfolder-holding-a-skill-md.a-skill-folder-installed-by-a-link-is-read-where-the-link-leads @added-by:skill-conformance @needs:symlinks @needs:linked-skill-folders @clause:loading.folders.linked
+    Scenario: A skill folder installed by a link is read where the link leads
+      Given a skill `healthy`
+      And a skill folder `linked` that is a symbolic link to a folder outside the skills directory whose `SKILL.md` reads
+        """
+        ---
+        name: linked
+        description: Installed by a link.
+        ---
+        Body of linked.
+        """
+      When `list_skills` is called
+      Then the listed skill names are exactly `healthy` and `linked`
+      And the listed skill `linked` has the description `Installed by a link.`
+      And the skill `linked` loads with the text `Body of linked.`
+      And the skill `healthy` still loads
+
+    @id:a-skills-directory-shall-yield-one-skill-per-direct-subfolder-holding-a-skill-md.a-skill-folder-installed-by-a-link-keeps-every-other-skill-loading @added-by:skill-conformance @needs:symlinks @clause:loading.folders.linked-others
+    Scenario: A skill folder installed by a link keeps every other skill loading
+      Given a skill `healthy`
+      And a skill folder `linked` that is a symbolic link to a folder outside the skills directory whose `SKILL.md` reads
+        """
+        ---
+        name: linked
+        description: Installed by a link.
+        ---
+        Body of linked.
+        """
+      When `list_skills` is called
+      Then the listed skill names include `healthy`
       And the skill `healthy` still loads
 
     @id:a-skills-directory-shall-yield-one-skill-per-direct-subfolder-holding-a-skill-md.a-skills-directory-that-is-a-file-gives-no-skills @added-by:skill-conformance @clause:loading.folders.not-a-folder

@@ -343,7 +343,19 @@ Feature: skill-tools
     bare-name `load_skill` of its skill fail: the skill's instructions and its other references SHALL
     still be returned. [tools.bounds.inside-links] A symbolic link whose target, relative or absolute,
     stays inside the skill's directory SHALL be followed, however the skills directory itself is reached
-    (through a symbolic link to it, say).
+    (through a symbolic link to it, say). [tools.bounds.no-outside-names] What is refused SHALL NOT be
+    listed either: a reference folder, or a folder among the references, that is a link leading out of
+    the skill SHALL add no name of a file it leads to to what a bare-name `load_skill` returns, since the
+    names of files outside the skill are as much the host's as their bytes.
+
+    @id:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded.a-references-folder-linked-out-of-its-skill-lists-nothing-of-where-it-leads @added-by:skill-conformance @needs:symlinks @needs:inline-references @clause:tools.bounds.no-outside-names @clause:tools.bounds.bare-load
+    Scenario: A references folder linked out of its skill lists nothing of where it leads
+      Given a skill `my-skill` whose instructions are `See the guide.`
+      And the skill `my-skill` has its `references` folder linked to a folder outside the skills directory holding `outside-name.md` containing `TOPSECRET`
+      When `load_skill` is called with `my-skill`
+      Then the text contains `See the guide.`
+      And no result or error contains `TOPSECRET`
+      And no result or error contains `outside-name`
 
     @id:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded.a-reference-replaced-by-a-link-after-loading-is-not-followed-outside-the-skill @added-by:skill-conformance @needs:symlinks @needs:skill-uri @needs:error-kinds @clause:tools.bounds.at-call
     Scenario: A reference replaced by a link after loading is not followed outside the skill

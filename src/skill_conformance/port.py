@@ -173,6 +173,9 @@ class Ability(StrEnum):
     SKILL_SCOPED_READER = "skill-scoped-reader"
     """The reader of a skill's files refuses a path into another skill. Without it the reader
     serves every skill's files alike (its scope is the skills directory): the format allows it."""
+    LINKED_SKILL_FOLDERS = "linked-skill-folders"
+    """Reads a symbolic link in the skills directory that leads to a skill's folder as that skill,
+    as installers that link skill folders expect; the format says nothing of links."""
 
 
 class Scope(StrEnum):

@@ -94,3 +94,55 @@ def test_listing_does_not_descend_into_a_symlinked_directory(skill_dir: Path) ->
         "references/deep/b.md",
         "references/guide.md",
     ]
+
+
+def test_a_references_folder_linked_out_of_the_skill_lists_nothing(tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "outside-name.md").write_text("TOPSECRET")
+    skill = tmp_path / "skills" / "linked-refs"
+    skill.mkdir(parents=True)
+    (skill / "references").symlink_to(elsewhere, target_is_directory=True)
+    assert list_references(skill) == []
+    with pytest.raises(SecurityError):
+        read_reference("linked-refs", skill, "references/outside-name.md")
+
+
+def test_a_references_folder_linked_inside_the_skill_is_listed_and_read(skill_dir: Path) -> None:
+    docs = skill_dir / "docs"
+    docs.mkdir()
+    (docs / "note.md").write_text("NOTE")
+    (skill_dir / "references" / "deep" / "b.md").unlink()
+    (skill_dir / "references" / "deep").rmdir()
+    moved = skill_dir / "refs-before"
+    (skill_dir / "references").rename(moved)
+    (skill_dir / "references").symlink_to("docs", target_is_directory=True)
+    assert list_references(skill_dir) == ["references/note.md"]
+    assert read_reference("my-skill", skill_dir, "references/note.md") == "NOTE"
+
+
+def test_a_hard_linked_reference_is_read_as_the_file_it_is(skill_dir: Path) -> None:
+    """A hard link leads nowhere: it is the file, under one more name, in the skill's folder."""
+    outside = skill_dir.parent.parent / "shared.md"
+    outside.write_text("SHARED-CONTENT")
+    (skill_dir / "references" / "shared.md").hardlink_to(outside)
+    assert "references/shared.md" in list_references(skill_dir)
+    assert read_reference("my-skill", skill_dir, "references/shared.md") == "SHARED-CONTENT"
+
+
+def test_a_skill_folder_installed_by_a_link_is_confined_to_the_folder_it_leads_to(
+    tmp_path: Path,
+) -> None:
+    store = tmp_path / "store" / "linked"
+    (store / "references").mkdir(parents=True)
+    (store / "references" / "guide.md").write_text("LINKED-GUIDE")
+    (store / "references" / "up.md").symlink_to("../../sibling.md")
+    (tmp_path / "store" / "sibling.md").write_text("TOPSECRET")
+    skills = tmp_path / "skills"
+    skills.mkdir()
+    (skills / "linked").symlink_to(store, target_is_directory=True)
+    linked = skills / "linked"
+    assert list_references(linked) == ["references/guide.md", "references/up.md"]
+    assert read_reference("linked", linked, "references/guide.md") == "LINKED-GUIDE"
+    with pytest.raises(SecurityError):
+        read_reference("linked", linked, "references/up.md")

@@ -176,10 +176,23 @@ def _reason(error: OSError) -> str:
 
 
 def list_references(directory: Path) -> list[str]:
-    """Paths (relative to ``directory``, ``/``-separated, sorted) of files under ``references/``."""
+    """Paths (relative to ``directory``, ``/``-separated, sorted) of files under ``references/``.
+
+    Only folders inside the skill's directory are looked into: a ``references/`` that is a link
+    leading out of it lists nothing, as what it leads to could not be read either (links below it
+    are not followed at all). A file that is a link is listed under its own name, which is the
+    skill's; reading it decides whether it may be read.
+    """
     base = directory / REFERENCES_DIR
+    inside = os.path.realpath(directory)
     found = []
     for folder, _, files in os.walk(base, followlinks=False):
+        if not _within(os.path.realpath(folder), inside):
+            continue
         for name in files:
             found.append((Path(folder) / name).relative_to(directory).as_posix())
     return sorted(found)
+
+
+def _within(path: str, directory: str) -> bool:
+    return path == directory or path.startswith(directory.rstrip(os.sep) + os.sep)

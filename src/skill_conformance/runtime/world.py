@@ -345,6 +345,25 @@ class World:
         path.symlink_to(target)
         return path
 
+    def linked_skill_folder(self, folder: str, data: bytes) -> Path:
+        """Make ``folder`` a link to an outside folder whose ``SKILL.md`` holds ``data``."""
+        target = self.root / "linked-skills" / folder
+        target.mkdir(parents=True)
+        (target / "SKILL.md").write_bytes(data)
+        self._written.add(folder)
+        link = self.skills_dir / folder
+        link.symlink_to(target, target_is_directory=True)
+        return link
+
+    def linked_references(self, skill: str, files: dict[str, str]) -> Path:
+        """Make the ``references`` folder of ``skill`` a link to an outside folder of ``files``."""
+        target = self.root / f"references-of-{skill}"
+        target.mkdir()
+        for name, content in files.items():
+            (target / name).write_text(content)
+        self.skill(skill).links["references"] = str(target)
+        return target
+
     def stray_file(self, name: str, content: str = "Not a skill.\n") -> Path:
         """A plain file directly in the skills directory."""
         self._written.add(name)

@@ -242,6 +242,16 @@ def given_skill_file_link_outside(
     conformance.world.skill_file_link(folder, outside)
 
 
+@given(
+    step(
+        "a skill folder `{folder:v}` that is a symbolic link to a folder outside the skills"
+        " directory whose `SKILL.md` reads"
+    )
+)
+def given_linked_skill_folder(conformance: ScenarioContext, folder: str, docstring: str) -> None:
+    conformance.world.linked_skill_folder(folder, _text(docstring))
+
+
 @given(step("a file `{name:v}` directly in the skills directory"))
 def given_stray_file(conformance: ScenarioContext, name: str) -> None:
     conformance.world.stray_file(name)

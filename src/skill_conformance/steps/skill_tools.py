@@ -25,6 +25,16 @@ def given_skill_link(conformance: ScenarioContext, skill: str, path: str, target
     conformance.world.skill(skill).links[path] = target
 
 
+@given(
+    step(
+        "the skill `{skill:v}` has its `references` folder linked to a folder outside the skills"
+        " directory holding `{name:v}` containing `{text:v}`"
+    )
+)
+def given_linked_references(conformance: ScenarioContext, skill: str, name: str, text: str) -> None:
+    conformance.world.linked_references(skill, {name: text})
+
+
 @given(step("the skill `{skill:v}` has the reference `{path:v}` that is a named pipe"))
 def given_skill_pipe(conformance: ScenarioContext, skill: str, path: str) -> None:
     conformance.world.pipe_file(skill, path)
