@@ -79,6 +79,9 @@ UNSUPPORTED: Mapping[Ability, str] = {
     "directory: it serves every skill's files alike",
     Ability.NAME_CHARACTERS: "a name breaking the format's characters loads with a warning, as the "
     "client guide's lenient validation allows",
+    Ability.LINKED_SKILL_FOLDERS: "the backend's virtual file system, rooted at the skills "
+    "directory, lists no entry that resolves outside it (FilesystemBackend(virtual_mode=True)), "
+    "so a skill folder linked from elsewhere is not seen",
 }
 
 _PROMPT = "Use the skills."
