@@ -92,9 +92,11 @@ async def test_a_silent_server_whose_caller_gives_up_first_is_given_up_once_and_
     make_skill("healthy", tools=[{"import_path": "json:loads"}])
     manager = SkillManagerCap(load_skills(skills_dir).skills.values(), startup_timeout=60.0)
     with anyio.fail_after(30):
-        while not _starts(mcp_log):  # the caller gives up once the server has started
-            with anyio.move_on_after(0.5):
-                await agent_run([manager], ("healthy__tool__loads", {"s": "[1]"}))
+        async with anyio.create_task_group() as callers:
+            callers.start_soon(agent_run, [manager], ("healthy__tool__loads", {"s": "[1]"}))
+            while not _starts(mcp_log):  # the caller gives up once the server has started
+                await anyio.sleep(0.02)
+            callers.cancel_scope.cancel()
     assert [p for p in manager.problems if "'mute'" in p and "cancelled" in p], manager.problems
     with anyio.fail_after(5):  # not the 60 s the server was given to start
         run = await agent_run([manager], ("healthy__tool__loads", {"s": "[1]"}))

@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -156,7 +157,9 @@ def test_an_interrupted_run_is_no_baseline_and_the_report_says_partial(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     data = json.loads(RESULTS.read_text())
-    data.update(interrupted=True, exit_status=2, scenarios=data["scenarios"][:3])
+    scenarios = data["scenarios"][:3]
+    counts = Counter(scenario["verdict"] for scenario in scenarios)
+    data.update(interrupted=True, exit_status=2, scenarios=scenarios, counts=counts)
     source = tmp_path / "interrupted.json"
     source.write_text(json.dumps(data))
     out = tmp_path / "expected.toml"
