@@ -260,6 +260,8 @@ def test_abilities_are_all_known_to_the_adapter() -> None:
         "normalised-line-endings",
         "contained-reader",
         "skill-scoped-reader",
+        # Its discovery follows a linked skill folder (observed at the three commits):
+        "linked-skill-folders",
     }
 
 

@@ -25,6 +25,7 @@ seconds:
 from __future__ import annotations
 
 import contextlib
+import faulthandler
 import importlib
 import os
 import select
@@ -154,6 +155,7 @@ def _child(module_name: str, readable: int, writable: int) -> None:  # pragma: n
         for fd in (0, 1, 2):  # nothing the module prints reaches the host's own streams
             os.dup2(null, fd)
         sys.stdin = sys.stdout = sys.stderr = open(os.devnull, "r+")  # noqa: SIM115
+        faulthandler.disable()  # a module that crashes says nothing on the host's own streams
         with contextlib.suppress(BaseException):
             importlib.import_module(module_name)  # what it raises, the host's import reports
         os.write(writable, _IMPORTED)
