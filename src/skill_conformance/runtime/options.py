@@ -24,8 +24,6 @@ from pathlib import Path
 
 import pytest
 
-from skill_conformance.runtime.interrupts import interrupted_again
-
 __all__ = ["IMPL", "OPTIONS", "PREFIX", "RESULTS", "SUITE", "TRACEBACK", "SuiteOption", "suite_on"]
 
 SUITE = "skill_conformance.runtime.session"
@@ -166,6 +164,9 @@ def pytest_cmdline_main(
     except KeyboardInterrupt:
         if not suite_on(config):
             raise
+        # Imported here: a host project's run, which names no implementation, loads no more.
+        from skill_conformance.runtime.interrupts import interrupted_again
+
         return interrupted_again(config)
 
 
