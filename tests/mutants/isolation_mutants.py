@@ -175,11 +175,12 @@ def _read_by_path(skill: str, directory: Path, path: str) -> str:
 
 
 def _read_quoting_host_paths(skill: str, directory: Path, path: str) -> str:
-    """Reads within the skill, but every failure quotes the absolute path it tried."""
+    """Reads within the skill, but every failure quotes the absolute paths it compared."""
     target = directory / path
     try:
-        if not target.resolve().is_relative_to(directory.resolve()):
-            raise SecurityError(f"{target} leads outside the skill directory")
+        resolved = target.resolve()
+        if not resolved.is_relative_to(directory.resolve()):
+            raise SecurityError(f"{target} resolves to {resolved}, outside the skill directory")
         if target.stat().st_size > 1024 * 1024:
             raise ReferenceNotFoundError(skill, f"{target} is too large")
         return target.read_text(encoding="utf-8", errors="replace")
@@ -325,7 +326,9 @@ RebuildStrandsKeptToolsMutant = mutant(
 RemoteSkillsFirstMutant = mutant("RemoteSkillsFirstMutant", provider=RemoteSkillsFirst)
 ChecksOnlyBackslashesMutant = mutant("ChecksOnlyBackslashesMutant", provider=ChecksOnlyBackslashes)
 ReadsReferencesByPathMutant = mutant("ReadsReferencesByPathMutant", registry=ReadsReferencesByPath)
-QuotesHostPathsMutant = mutant("QuotesHostPathsMutant", registry=QuotesHostPaths)
+QuotesHostPathsMutant = mutant(
+    "QuotesHostPathsMutant", registry=QuotesHostPaths, reader=_read_quoting_host_paths
+)
 FollowsFinalLinkMutant = mutant("FollowsFinalLinkMutant", registry=FollowsFinalLink)
 ReadsAbsolutePathsMutant = mutant("ReadsAbsolutePathsMutant", registry=ReadsAbsolutePaths)
 RefusesAbsoluteLinksMutant = mutant("RefusesAbsoluteLinksMutant", registry=RefusesAbsoluteLinks)
