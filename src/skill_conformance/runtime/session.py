@@ -1,7 +1,7 @@
 """The suite's pytest hooks, each handing its work to the run's :class:`ConformanceRun`.
 
 Loaded by :mod:`.options` (the ``pytest11`` entry point) when a run names an implementation, with
-the step definitions listed in ``pytest_plugins``. An interrupt (Ctrl-C, or SIGTERM, which the run
+the step definitions listed in ``pytest_plugins`` and :mod:`.interrupts`. An interrupt (Ctrl-C, or SIGTERM, which the run
 turns into the same interrupt) stops the run: the call in flight is cut short, the scenario in
 flight gets no verdict, every system and server is closed, and the results file is written marked
 ``"interrupted": true``.
@@ -17,11 +17,11 @@ import pytest
 
 from skill_conformance import _compat
 from skill_conformance.port import Unsupported
+from skill_conformance.runtime import interrupts
 from skill_conformance.runtime.context import ScenarioContext
 from skill_conformance.runtime.run import ConformanceRun
 
 pytest_plugins = [
-    "skill_conformance.runtime.interrupts",
     "skill_conformance.steps.shared",
     "skill_conformance.steps.skill_manager_cap",
     "skill_conformance.steps.extension_registry",
@@ -42,6 +42,9 @@ def run_of(config: pytest.Config) -> ConformanceRun:
 def pytest_configure(config: pytest.Config) -> None:
     """Start the run: its options checked, its implementation loaded, its marker registered."""
     config.addinivalue_line("markers", "spec(key, value): a tag of the generated features")
+    # Registered, not listed in pytest_plugins: `run` imported it before pytest started, and a
+    # listed module already imported is one pytest 8.0 warns it cannot rewrite (an error here).
+    config.pluginmanager.register(interrupts, interrupts.__name__)
     config.stash[_RUN] = ConformanceRun.start(config)
 
 
