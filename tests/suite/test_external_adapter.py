@@ -114,9 +114,18 @@ def test_skill_conformance_run_is_not_swayed_by_modules_named_like_its_dependenc
     assert "Traceback" not in output
 
 
-def test_a_module_of_the_working_directory_hiding_a_dependency_is_named(tmp_path: Path) -> None:
-    """``python -m pytest`` puts the working directory first; the adapter's import then fails."""
-    here = _shadowed(tmp_path, "mcp/__init__.py")
+@pytest.mark.parametrize(
+    ("shadow", "shown"),
+    [
+        ("mcp/__init__.py", "mcp/"),  # hides it from the adapter's import
+        ("yaml.py", "yaml.py"),  # hides it from the suite's own import, before any adapter
+    ],
+)
+def test_a_module_of_the_working_directory_hiding_a_dependency_is_named(
+    tmp_path: Path, shadow: str, shown: str
+) -> None:
+    """``python -m pytest`` puts the working directory first: one line names what hides what."""
+    here = _shadowed(tmp_path, shadow)
     command = [sys.executable, "-m", "pytest", str(ROOT / "src" / "skill_conformance" / "steps")]
     command += [
         "--skill-conformance-impl",
@@ -131,6 +140,7 @@ def test_a_module_of_the_working_directory_hiding_a_dependency_is_named(tmp_path
     )
     output = done.stdout + done.stderr
     assert done.returncode == 4, output[-3000:]
-    (line,) = [line for line in output.splitlines() if "--impl 'reference'" in line]
-    assert f"the working directory {here.resolve()} holds mcp/, imported in place of" in line
+    (line,) = [line for line in output.splitlines() if line.startswith("ERROR: ")]
+    assert f"the working directory {here.resolve()} holds {shown}, imported in place of" in line
     assert "Traceback" not in output
+    assert "INTERNALERROR" not in output

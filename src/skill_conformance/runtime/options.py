@@ -150,8 +150,20 @@ def suite_on(config: pytest.Config) -> bool:
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
     """Load the suite when the run names an implementation."""
-    if suite_on(config):
+    if not suite_on(config):
+        return
+    try:
         config.pluginmanager.import_plugin(SUITE)
+    except pytest.UsageError:  # the run's own, already one line
+        raise
+    except Exception as error:  # one line, not pytest's internal error with a traceback
+        from skill_conformance.runtime.shadowing import shadowing
+
+        cause = error.__cause__ or error
+        raise pytest.UsageError(
+            f"skill-conformance: cannot load the suite: {type(cause).__name__}: {cause}"
+            + shadowing(error)
+        ) from None
 
 
 @pytest.hookimpl(wrapper=True)

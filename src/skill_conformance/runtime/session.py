@@ -1,10 +1,10 @@
 """The suite's pytest hooks, each handing its work to the run's :class:`ConformanceRun`.
 
 Loaded by :mod:`.options` (the ``pytest11`` entry point) when a run names an implementation, with
-the step definitions listed in ``pytest_plugins`` and :mod:`.interrupts`. An interrupt (Ctrl-C, or SIGTERM, which the run
-turns into the same interrupt) stops the run: the call in flight is cut short, the scenario in
-flight gets no verdict, every system and server is closed, and the results file is written marked
-``"interrupted": true``.
+the step definitions listed in ``pytest_plugins`` and :mod:`.interrupts`. An interrupt (Ctrl-C,
+or SIGTERM, which the run turns into the same interrupt) stops the run: the call in flight is cut
+short, the scenario in flight gets no verdict, every system and server is closed, and the results
+file is written marked ``"interrupted": true``.
 """
 
 from __future__ import annotations
