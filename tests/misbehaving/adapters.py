@@ -314,7 +314,7 @@ class LacksFeatures(ReferenceImplementation):
 
 
 class _ForksHelper(ReferenceSystem):
-    """Forks, without exec, a helper that lives a minute, as an implementation's own daemon might.
+    """Forks, without exec, a helper that lives ten minutes, as an implementation's daemon might.
 
     The helper inherits every descriptor of the suite's process; its pid goes to the file that
     ``SC_HELPER_PIDS`` names.
@@ -323,7 +323,7 @@ class _ForksHelper(ReferenceSystem):
     async def start(self) -> None:
         pid = os.fork()
         if pid == 0:  # the helper: holds what it inherited, then ends without cleaning up
-            time.sleep(60)
+            time.sleep(600)
             os._exit(0)
         with open(os.environ["SC_HELPER_PIDS"], "a", encoding="utf-8") as pids:
             pids.write(f"{pid}\n")

@@ -13,7 +13,6 @@ import re
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -206,21 +205,19 @@ def test_a_forked_helper_of_the_implementation_does_not_hold_the_run(tmp_path: P
     env = {**os.environ, "SC_HELPER_PIDS": str(pids)}
     command = [sys.executable, "-m", "skill_conformance", "run"]
     # 17 scenarios: enough that the forked workers of earlier versions ran them (one per 8), and
-    # waited the helpers' minute out (83 s against 25 s here on a loaded machine, measured).
+    # waited the helpers out. A helper lives ten minutes: a run that waited for one would end
+    # past the timeout; one that did not leaves every helper alive, however loaded the machine.
     selection = "list_skills or bare_name or by_uri or argument"
     command += ["--impl", "tests.misbehaving.adapters:ForksHelper", "-k", selection]
-    began = time.monotonic()
     try:
         with log.open("wb") as sink:
             done = subprocess.run(
-                command, cwd=ROOT, env=env, stdout=sink, stderr=subprocess.STDOUT, timeout=120
+                command, cwd=ROOT, env=env, stdout=sink, stderr=subprocess.STDOUT, timeout=300
             )
-        elapsed = time.monotonic() - began
         helpers = pids_in(pids)
         assert helpers, log.read_text()
-        assert any(_alive(pid) for pid in helpers)  # still there: the run did not wait for them
+        assert all(_alive(pid) for pid in helpers)  # the run did not wait for any of them
         assert done.returncode == 0, log.read_text()[-3000:]
-        assert elapsed < 50, f"the run took {elapsed:.0f} s: it waited for the helpers"
     finally:
         for pid in pids_in(pids):
             if _alive(pid):
