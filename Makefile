@@ -51,9 +51,8 @@ features-check: sync ## Fail with a diff when features/ is stale
 	$(UV) run --frozen skill-conformance gherkin --specs openspec/specs --out features --check
 
 .PHONY: trace
-# --allow-unchecked until every clause of the specs has its scenario (issue 27).
 trace: sync ## Every clause and requirement has a scenario, every step a definition (AGAINST=DIR: coverage of another tree)
-	$(UV) run --frozen skill-conformance trace --allow-unchecked $(if $(AGAINST),--against $(AGAINST))
+	$(UV) run --frozen skill-conformance trace $(if $(AGAINST),--against $(AGAINST))
 
 .PHONY: report
 report: sync ## HTML report of RESULTS (results files of --results) into build/report.html

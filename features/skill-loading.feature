@@ -135,6 +135,13 @@ Feature: skill-loading
       Then the listed skill names are exactly `healthy`
       And the skill `healthy` still loads
 
+    @id:a-skills-directory-shall-yield-one-skill-per-direct-subfolder-holding-a-skill-md.a-skills-directory-that-is-a-file-leaves-the-agent-its-other-tools @added-by:skill-conformance @clause:loading.folders.host-starts
+    Scenario: A skills directory that is a file leaves the agent its other tools
+      Given the skills directory is a file
+      And a tool `ping` that belongs to no skill
+      When the agent's tools are listed
+      Then the agent sees the tool `ping`
+
   @requirement:a-skill-md-shall-read-the-same-whatever-its-byte-order-mark-and-line-endings @delta:baseline @added-by:skill-conformance
   Rule: A SKILL.md SHALL read the same whatever its byte order mark and line endings
     [loading.encoding.utf-8] A `SKILL.md` SHALL be read as UTF-8. [loading.encoding.bom] A UTF-8 byte
@@ -235,11 +242,28 @@ Feature: skill-loading
       And the skill `classic` loads with the text `Second line.` and no carriage return
       And the skill `healthy` still loads
 
+    @id:a-skill-md-shall-read-the-same-whatever-its-byte-order-mark-and-line-endings.text-outside-ascii-is-read-as-utf-8 @added-by:skill-conformance @clause:loading.encoding.utf-8
+    Scenario: Text outside ASCII is read as UTF-8
+      Given a skill `healthy`
+      And a skill folder `accented` whose `SKILL.md` reads
+        """
+        ---
+        name: accented
+        description: Crème brûlée, naïve café — 日本語.
+        ---
+        Body of accented: ½ ≠ ⅓.
+        """
+      When `list_skills` is called
+      Then the listed skill names are exactly `accented` and `healthy`
+      And the listed skill `accented` has the description `Crème brûlée, naïve café — 日本語.`
+      And the skill `accented` loads with the text `Body of accented: ½ ≠ ⅓.`
+
   @requirement:the-frontmatter-shall-end-at-the-first-line-holding-only-three-dashes @delta:baseline @added-by:skill-conformance
   Rule: The frontmatter SHALL end at the first line holding only three dashes
     [loading.frontmatter.opening] A `SKILL.md` SHALL start with a line that is only `---`, and
-    [loading.frontmatter.closing] its frontmatter SHALL end at the next line that is only `---` (trailing
-    spaces allowed); everything after that line is the instructions. [loading.frontmatter.dashes-in-value]
+    [loading.frontmatter.closing] its frontmatter SHALL end at the next line that is only `---`, either
+    line possibly followed by spaces; everything after that line is the instructions. A file whose first
+    line is anything else has no frontmatter, whatever follows, and is refused. [loading.frontmatter.dashes-in-value]
     A `---` inside a line SHALL belong to that line's value: splitting the text at every `---` cuts a
     description in two and spills the rest of it into the instructions. [loading.frontmatter.unclosed] A
     frontmatter that is never closed SHALL make the skill refused.
@@ -274,6 +298,37 @@ Feature: skill-loading
       When `list_skills` is called
       Then the listed skill names are exactly `healthy`
       And the skill `healthy` still loads
+
+    @id:the-frontmatter-shall-end-at-the-first-line-holding-only-three-dashes.a-frontmatter-that-does-not-start-the-file-is-refused @added-by:skill-conformance @clause:loading.frontmatter.opening
+    Scenario: A frontmatter that does not start the file is refused
+      Given a skill `healthy`
+      And a skill folder `late` whose `SKILL.md` reads
+        """
+        # Notes written before the frontmatter
+        ---
+        name: late
+        description: A frontmatter after the first line.
+        ---
+        Body of late.
+        """
+      When `list_skills` is called
+      Then the listed skill names are exactly `healthy`
+      And the skill `healthy` still loads
+
+    @id:the-frontmatter-shall-end-at-the-first-line-holding-only-three-dashes.three-dash-lines-followed-by-spaces-open-and-close-the-frontmatter @added-by:skill-conformance @clause:loading.frontmatter.opening @clause:loading.frontmatter.closing
+    Scenario: Three-dash lines followed by spaces open and close the frontmatter
+      Given a skill `healthy`
+      And a skill folder `spaced` whose `SKILL.md` has spaces after each `---` line and reads
+        """
+        ---
+        name: spaced
+        description: Its dashes are followed by spaces.
+        ---
+        Body of spaced.
+        """
+      When `list_skills` is called
+      Then the listed skill names are exactly `healthy` and `spaced`
+      And the skill `spaced` loads with the text `Body of spaced.`
 
   @requirement:a-value-holding-a-colon-shall-be-read-whole @delta:baseline @added-by:skill-conformance
   Rule: A value holding a colon SHALL be read whole
@@ -335,6 +390,22 @@ Feature: skill-loading
       When `list_skills` is called
       Then the listed skill names are exactly `apostrophe` and `healthy`
       And the listed skill `apostrophe` has the description `Use when: the user's notes hold colons`
+
+    @id:a-value-holding-a-colon-shall-be-read-whole.every-unquoted-value-holding-a-colon-is-read-whole @added-by:skill-conformance @needs:lenient-loading @clause:loading.colon.unquoted
+    Scenario: Every unquoted value holding a colon is read whole
+      Given a skill `healthy`
+      And a skill folder `both` whose `SKILL.md` reads
+        """
+        ---
+        name: both
+        license: Proprietary: see LICENSE.txt
+        description: Use when: two values hold colons
+        ---
+        Body of both.
+        """
+      When `list_skills` is called
+      Then the listed skill names are exactly `both` and `healthy`
+      And the listed skill `both` has the description `Use when: two values hold colons`
 
   @requirement:a-skill-s-name-shall-follow-the-format-and-a-name-differing-from-its-folder-shall-still-load @delta:baseline @added-by:skill-conformance
   Rule: A skill's name SHALL follow the format, and a name differing from its folder SHALL still load
@@ -518,6 +589,32 @@ Feature: skill-loading
       And the listed skill `shared` has the description `First in folder order.`
       And the skill `healthy` still loads
 
+    @id:a-skill-s-name-shall-follow-the-format-and-a-name-differing-from-its-folder-shall-still-load.names-of-one-character-digits-and-single-hyphens-load @added-by:skill-conformance @clause:loading.name.chars @clause:loading.name.length
+    Scenario: Names of one character, digits and single hyphens load
+      Given skills `x`, `v2` and `2fa-helper`
+      When `list_skills` is called
+      Then the listed skill names are exactly `2fa-helper`, `v2` and `x`
+
+    @id:a-skill-s-name-shall-follow-the-format-and-a-name-differing-from-its-folder-shall-still-load.of-two-folders-declaring-one-name-the-copy-that-does-not-load-is-reported @added-by:skill-conformance @needs:lenient-loading @needs:problems @needs:problem-locations @clause:loading.name.duplicate-reported @clause:loading.problems.where
+    Scenario: Of two folders declaring one name, the copy that does not load is reported
+      Given a skill folder `a-copy` whose `SKILL.md` reads
+        """
+        ---
+        name: tidy
+        description: A stray copy.
+        ---
+        """
+      And a skill folder `tidy` whose `SKILL.md` reads
+        """
+        ---
+        name: tidy
+        description: The real one.
+        ---
+        """
+      When `list_skills` is called
+      Then the listed skill names are exactly `tidy`
+      And exactly one problem names `a-copy/SKILL.md`, the line 2 and `name`
+
   @requirement:a-skill-shall-have-a-description-of-1-to-1024-characters @delta:baseline @added-by:skill-conformance
   Rule: A skill SHALL have a description of 1 to 1024 characters
     [loading.description.required] A skill whose `description` is missing, is not a string (a list or a
@@ -577,6 +674,28 @@ Feature: skill-loading
       Then the listed skill names are exactly `ample` and `healthy`
       And the skill `healthy` still loads
 
+    @id:a-skill-shall-have-a-description-of-1-to-1024-characters.a-description-that-is-a-list-is-refused @added-by:skill-conformance @clause:loading.description.required
+    Scenario: A description that is a list is refused
+      Given a skill `healthy`
+      And a skill folder `listed` whose `SKILL.md` reads
+        """
+        ---
+        name: listed
+        description: [Reads files., Writes files.]
+        ---
+        Body of listed.
+        """
+      When `list_skills` is called
+      Then the listed skill names are exactly `healthy`
+      And the skill `healthy` still loads
+
+    @id:a-skill-shall-have-a-description-of-1-to-1024-characters.a-description-of-1024-characters-outside-ascii-loads @added-by:skill-conformance @clause:loading.description.length
+    Scenario: A description of 1024 characters outside ASCII loads
+      Given a skill `healthy`
+      And a skill folder `accented` whose description is 1024 characters `é` long
+      When `list_skills` is called
+      Then the listed skill names are exactly `accented` and `healthy`
+
   @requirement:the-format-s-optional-fields-and-unknown-fields-shall-not-keep-a-skill-from-loading @delta:baseline @added-by:skill-conformance
   Rule: The format's optional fields and unknown fields SHALL NOT keep a skill from loading
     [loading.fields.optional] A skill SHALL load with the format's optional fields `license`,
@@ -633,6 +752,15 @@ Feature: skill-loading
       When the agent's tools are listed
       Then the agent sees exactly the tools `restricted__tool__read` and `restricted__tool__list`
 
+    @id:the-format-s-optional-fields-and-unknown-fields-shall-not-keep-a-skill-from-loading.allowed-tools-written-as-a-string-of-names-separated-by-spaces-or-by-commas-alone @added-by:skill-conformance @needs:python-tools @needs:allowed-tools @clause:loading.fields.allowed-tools-forms
+    Scenario: allowed-tools written as a string of names separated by spaces or by commas alone
+      Given a skill `spaced` declaring the Python tools `read`, `write` and `list`
+      And the skill `spaced` allows only the tools `read` and `list`, written as the string `read list`
+      And a skill `packed` declaring the Python tools `read`, `write` and `list`
+      And the skill `packed` allows only the tools `read` and `list`, written as the string `read,list`
+      When the agent's tools are listed
+      Then the agent sees exactly the tools `spaced__tool__read`, `spaced__tool__list`, `packed__tool__read` and `packed__tool__list`
+
   @requirement:a-frontmatter-with-a-key-written-twice-shall-be-refused @delta:baseline @added-by:skill-conformance
   Rule: A frontmatter with a key written twice SHALL be refused
     [loading.duplicate-keys.refused] A frontmatter mapping that holds the same key twice, at the top or
@@ -654,6 +782,24 @@ Feature: skill-loading
         description: The second description.
         ---
         Body of twice.
+        """
+      When `list_skills` is called
+      Then the listed skill names are exactly `healthy`
+      And the skill `healthy` still loads
+
+    @id:a-frontmatter-with-a-key-written-twice-shall-be-refused.a-key-written-twice-inside-a-field-is-refused @added-by:skill-conformance @needs:duplicate-keys @clause:loading.duplicate-keys.refused
+    Scenario: A key written twice inside a field is refused
+      Given a skill `healthy`
+      And a skill folder `nested` whose `SKILL.md` reads
+        """
+        ---
+        name: nested
+        description: Its metadata names the author twice.
+        metadata:
+          author: first
+          author: second
+        ---
+        Body of nested.
         """
       When `list_skills` is called
       Then the listed skill names are exactly `healthy`
@@ -786,6 +932,22 @@ Feature: skill-loading
       When `list_skills` is called, which must finish without blocking
       Then the listed skill names include `healthy`
       And the skill `healthy` still loads
+
+    @id:a-skill-md-shall-be-read-only-if-it-is-a-regular-file-in-its-skill-s-folder-within-size-limits.size-limits-count-bytes-not-characters @added-by:skill-conformance @needs:size-limits @clause:loading.file.size-limit @clause:loading.file.frontmatter-limit
+    Scenario: Size limits count bytes, not characters
+      Given a skill `healthy`
+      And a skill folder `wide-body` whose instructions are 600000 characters `é` long
+      And a skill folder `wide-head` whose frontmatter holds 40000 characters `é`
+      And a skill folder `fits` whose frontmatter holds 30000 characters `é`
+      When `list_skills` is called
+      Then the listed skill names are exactly `fits` and `healthy`
+
+    @id:a-skill-md-shall-be-read-only-if-it-is-a-regular-file-in-its-skill-s-folder-within-size-limits.a-skill-md-of-a-gigabyte-is-refused-without-being-read-whole @added-by:skill-conformance @needs:size-limits @clause:loading.file.read-bounded
+    Scenario: A SKILL.md of a gigabyte is refused without being read whole
+      Given a skill `healthy`
+      And a skill folder `vast` whose `SKILL.md` is a sparse file of 1024 MiB
+      When `list_skills` is called, which must finish without blocking or the process's memory growing by more than 512 MiB
+      Then the listed skill names are exactly `healthy`
 
   @requirement:yaml-that-nests-or-expands-without-bound-shall-be-refused @delta:baseline @added-by:skill-conformance
   Rule: YAML that nests or expands without bound SHALL be refused

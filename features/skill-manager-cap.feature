@@ -69,6 +69,15 @@ Feature: skill-manager-cap
       And the agent does not see the tool `echo`
       And every tool name the agent sees is unique
 
+    @id:skillmanagercap-shall-extend-combinedtoolsetcapability.every-non-skill-child-s-tools-are-offered-beside-a-child-offering-none @added-by:skill-conformance @clause:manager.combined.children
+    Scenario: Every non-skill child's tools are offered, beside a child offering none
+      Given a skill `my-skill`
+      And a tool `ping` that belongs to no skill
+      And a child of the skill manager that offers no tool
+      And a tool `pong` that belongs to no skill
+      When the agent's tools are listed
+      Then the agent sees the tools `ping` and `pong`
+
   @requirement:skillmanagercap-shall-track-per-skill-mcpservercap-children-in-skill-mcp-children @delta:baseline @upstream-delta:added
   Rule: SkillManagerCap SHALL track per-skill McpServerCap children in _skill_mcp_children
     [manager.mcp.per-server] For each MCP server a skill declares, the skill manager SHALL create one MCP
@@ -101,6 +110,44 @@ Feature: skill-manager-cap
       Given 25 skills each declaring one MCP server
       When the skill manager is built
       Then no MCP server has been started
+
+    @id:skillmanagercap-shall-track-per-skill-mcpservercap-children-in-skill-mcp-children.a-skill-declaring-two-mcp-servers-offers-the-tools-of-both @added-by:skill-conformance @needs:mcp @clause:manager.mcp.per-server @clause:registration.mcp.name
+    Scenario: A skill declaring two MCP servers offers the tools of both
+      Given a skill `hub` declaring the MCP server `first` with the tool `echo`
+      And the skill `hub` declares the MCP server `second` with the tool `add`
+      When the agent calls `hub__mcp__echo` with `{"text": "hi"}`
+      Then the agent sees exactly the tools `hub__mcp__echo` and `hub__mcp__add`
+      And the call returns the text `first:echo:hi`
+
+  @requirement:a-failed-or-cancelled-enter-shall-leave-no-mcp-server-running @delta:baseline @added-by:skill-conformance
+  Rule: A failed or cancelled enter SHALL leave no MCP server running
+    [manager.enter.failure-unwinds] When entering the skill manager fails, because a child cannot be
+    entered or because the enter is cancelled, every MCP server process the enter started SHALL be
+    stopped before the failure reaches the caller: the caller holds no entered manager to exit, so a
+    server left running would outlive the pool, and closing the pool would not stop it either.
+    [manager.enter.cancel-propagates] A cancelled enter SHALL end cancelled, the cancellation reaching
+    its caller: an enter that goes on as if nothing happened, or that turns the cancellation into another
+    error, keeps a task running that its owner has stopped (a host shutting down, a request timed out).
+    Whether a child that cannot be entered fails the whole enter or is only reported, as a skill's
+    failing MCP server is (skill-tool-registration), is the implementation's choice; what every
+    implementation must ensure is that a failed enter leaves nothing behind. Cancelling an enter is
+    asked only of implementations whose adapter passes its caller's cancellation on to the
+    implementation (`cancellation`): an implementation in a process of its own sees none.
+
+    @id:a-failed-or-cancelled-enter-shall-leave-no-mcp-server-running.a-cancelled-enter-ends-cancelled-and-leaves-no-server-running @added-by:skill-conformance @needs:mcp @needs:lifecycle @needs:cancellation @clause:manager.enter.cancel-propagates @clause:manager.enter.failure-unwinds
+    Scenario: A cancelled enter ends cancelled and leaves no server running
+      Given a skill `alpha` declaring the MCP server `first` with the tool `echo`
+      And a skill `slow` declaring the MCP server `late` that is slow to answer
+      When the skill manager is entered and the enter is cancelled once the MCP servers `first` and `late` have started
+      Then the enter ended cancelled
+      And no MCP server is running
+
+    @id:a-failed-or-cancelled-enter-shall-leave-no-mcp-server-running.an-enter-that-fails-leaves-no-server-running @added-by:skill-conformance @needs:mcp @needs:lifecycle @clause:manager.enter.failure-unwinds
+    Scenario: An enter that fails leaves no server running
+      Given a skill `alpha` declaring the MCP server `first` with the tool `echo`
+      And a non-skill MCP child `broken` that exits at once
+      When the skill manager is entered, which may fail
+      Then either the enter succeeded, or it failed and no MCP server is running
 
   @requirement:a-pool-rebuild-shall-stop-the-mcp-servers-of-the-skill-manager-it-replaces @delta:baseline @added-by:skill-conformance
   Rule: A pool rebuild SHALL stop the MCP servers of the skill manager it replaces
@@ -207,6 +254,13 @@ Feature: skill-manager-cap
       And the skill `store` allows only the tool `get__item`
       When the agent's tools are listed
       Then the agent sees exactly the tool `store__mcp__get__item`
+
+    @id:skillmanagercap-shall-filter-tools-via-composite-allowed-tools-filter.allowed-tools-names-are-compared-exactly-case-included @added-by:skill-conformance @needs:python-tools @needs:allowed-tools @clause:manager.filter.bare-name
+    Scenario: allowed-tools names are compared exactly, case included
+      Given a skill `restricted` declaring the Python tools `read` and `write`
+      And the skill `restricted` allows only the tools `READ` and `write`
+      When the agent's tools are listed
+      Then the agent sees exactly the tool `restricted__tool__write`
 
   @requirement:skillmanagercap-for-run-shall-propagate-tool-manager @delta:baseline @upstream-delta:added
   Rule: SkillManagerCap for_run() SHALL propagate tool_manager

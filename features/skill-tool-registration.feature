@@ -60,6 +60,31 @@ Feature: skill-tool-registration
       Then the agent sees exactly the tool `healthy__tool__loads`
       And a problem is reported naming `broken` and `no_such_module_sc:missing`
 
+    @id:skill-python-tools-shall-be-registered-as-prefixed-agent-tools.a-tool-is-named-after-its-function-not-after-the-name-it-is-imported-by @added-by:skill-conformance @needs:python-tools @clause:registration.python.name
+    Scenario: A tool is named after its function, not after the name it is imported by
+      Given a skill `aliased` declaring the Python tool `shortcut` whose function is named `lookup`
+      When the agent's tools are listed
+      Then the agent sees exactly the tool `aliased__tool__lookup`
+
+    @id:skill-python-tools-shall-be-registered-as-prefixed-agent-tools.a-skill-s-tools-are-prefixed-with-the-name-it-declares-not-its-folder-s @added-by:skill-conformance @needs:python-tools @needs:allowed-tools @needs:lenient-loading @clause:registration.python.name @clause:manager.filter.per-skill
+    Scenario: A skill's tools are prefixed with the name it declares, not its folder's
+      Given a skill folder `folder-name` whose `SKILL.md` reads
+        """
+        ---
+        name: declared-name
+        description: Declares another name and two tools, one of them allowed.
+        allowed-tools: dumps
+        tools:
+          - type: python
+            import_path: json:loads
+          - type: python
+            import_path: json:dumps
+        ---
+        Body of declared-name.
+        """
+      When the agent's tools are listed
+      Then the agent sees exactly the tool `declared-name__tool__dumps`
+
   @requirement:skill-mcp-servers-shall-be-registered-as-prefixed-agent-tools @delta:baseline @upstream-delta:added
   Rule: Skill MCP servers SHALL be registered as prefixed agent tools
     [registration.mcp.name] For every server in a skill's `mcp-servers` frontmatter, the tools that
@@ -232,6 +257,21 @@ Feature: skill-tool-registration
       When the skill manager is exited
       Then no MCP server is running
 
+    @id:a-skill-whose-tools-fail-shall-take-no-other-skill-s-tools-away.a-tool-that-cannot-be-imported-costs-its-skill-no-other-tool @added-by:skill-conformance @needs:python-tools @clause:registration.isolation.only-concerned
+    Scenario: A tool that cannot be imported costs its skill no other tool
+      Given a skill `mixed` declaring the Python tools `no_such_module_sc:missing` and `json:loads`
+      When the agent calls `mixed__tool__loads` with `{"s": "[1]"}`
+      Then the agent sees exactly the tool `mixed__tool__loads`
+      And the call returns `[1]`
+
+    @id:a-skill-whose-tools-fail-shall-take-no-other-skill-s-tools-away.an-mcp-server-that-exits-at-once-costs-its-skill-no-other-server @added-by:skill-conformance @needs:mcp @clause:registration.isolation.only-concerned
+    Scenario: An MCP server that exits at once costs its skill no other server
+      Given a skill `mixed` declaring the MCP server `dead` that exits at once
+      And the skill `mixed` declares the MCP server `first` with the tool `echo`
+      When the agent calls `mixed__mcp__echo` with `{"text": "hi"}`
+      Then the call returns the text `first:echo:hi`
+      And the agent sees exactly the tool `mixed__mcp__echo`
+
   @requirement:skill-allowed-tools-shall-filter-registered-tools @delta:baseline @upstream-delta:added
   Rule: Skill allowed_tools SHALL filter registered tools
     [registration.allowed.by-bare-name] A skill's `allowed-tools` SHALL decide which of that skill's own
@@ -294,6 +334,14 @@ Feature: skill-tool-registration
       And the pool rebuilds its skills
       And the agent calls `first__tool__count` with `{}`
       Then the call returns `first:count`
+
+    @id:skill-tool-registration-shall-survive-pool-rebuild.a-skill-changed-before-a-rebuild-offers-the-tools-it-now-declares @added-by:skill-conformance @needs:pool-rebuild @needs:python-tools @clause:registration.rebuild.changed @clause:registration.rebuild.exact
+    Scenario: A skill changed before a rebuild offers the tools it now declares
+      Given a skill `first` declaring the Python tool `json:loads`
+      And the pool has started
+      When the skill `first` is changed to declare also the Python tool `json:dumps`
+      And the pool rebuilds its skills
+      Then the agent sees exactly the tools `first__tool__loads` and `first__tool__dumps`
 
   @requirement:skill-tool-registration-shall-survive-for-run-copy @delta:baseline @upstream-delta:added
   Rule: Skill tool registration SHALL survive for_run() copy

@@ -78,6 +78,15 @@ Feature: skill-tools
       When `load_skill` is called with `..`
       Then the call fails with a security error
 
+    @id:load-skill-tool-shall-resolve-skills-by-bare-name-or-uri.the-loaded-text-names-no-tool-the-agent-is-not-offered @added-by:skill-conformance @needs:python-tools @needs:allowed-tools @clause:tools.load.names-only-offered @clause:tools.load.names-tools
+    Scenario: The loaded text names no tool the agent is not offered
+      Given a skill `ponytail` declaring the Python tools `peek`, `poke` and `no_such_module_sc:prod`
+      And the skill `ponytail` allows only the tools `peek` and `prod`
+      When `load_skill` is called with `ponytail`
+      Then the text contains `peek`
+      And the text does not contain `poke`
+      And the text does not contain `prod`
+
   @requirement:load-skill-shall-dispatch-via-skillresource-protocol-for-mcp-providers @delta:baseline @upstream-delta:added
   Rule: load_skill SHALL dispatch via SkillResource protocol for MCP providers
     [tools.remote.discovery] `load_skill` and `list_skills` SHALL discover remote skills only through
@@ -113,6 +122,16 @@ Feature: skill-tools
       When `load_skill` is called with `remote-bytes`
       Then the text contains `Instructions of remote-bytes.`
       And the text does not contain `b'Instructions`
+
+    @id:load-skill-shall-dispatch-via-skillresource-protocol-for-mcp-providers.every-remote-skill-provider-is-asked @added-by:skill-conformance @needs:remote-skills @needs:mcp @clause:tools.remote.each
+    Scenario: Every remote skill provider is asked
+      Given a skill `local-one`
+      And a remote skill provider `hub` offering the skills `remote-one`
+      And a remote skill provider `depot` offering the skills `remote-two`
+      When `list_skills` is called
+      Then the listed skill names are exactly `local-one`, `remote-one` and `remote-two`
+      When `load_skill` is called with `remote-two`
+      Then the text contains `Instructions of remote-two.`
 
   @requirement:a-local-skill-shall-take-precedence-over-a-remote-skill-of-the-same-name @delta:baseline @added-by:skill-conformance
   Rule: A local skill SHALL take precedence over a remote skill of the same name
@@ -181,6 +200,38 @@ Feature: skill-tools
       Given a skill `my-skill` whose instructions are `one=$1 two=$2`
       When `load_skill` is called with `my-skill` and the arguments `$2 beta`
       Then the text contains `one=$2 two=beta`
+
+    @id:load-skill-shall-support-argument-substitution.arguments-are-split-on-any-run-of-white-space @added-by:skill-conformance @needs:arguments @clause:tools.args.split
+    Scenario: Arguments are split on any run of white space
+      Given a skill `my-skill` whose instructions are `first=$1 second=$2`
+      When `load_skill` is called with `my-skill` and the arguments `alpha   beta`
+      Then the text contains `first=alpha second=beta`
+      When `load_skill` is called with `my-skill` and the arguments `gamma` and `delta` separated by a tab
+      Then the text contains `first=gamma second=delta`
+
+    @id:load-skill-shall-support-argument-substitution.0-is-no-placeholder @added-by:skill-conformance @needs:arguments @clause:tools.args.positional
+    Scenario: $0 is no placeholder
+      Given a skill `my-skill` whose instructions are `zero=$0 one=$1`
+      When `load_skill` is called with `my-skill` and the arguments `alpha beta`
+      Then the text contains `zero=$0 one=alpha`
+
+    @id:load-skill-shall-support-argument-substitution.the-whole-argument-string-keeps-its-white-space @added-by:skill-conformance @needs:arguments @clause:tools.args.all
+    Scenario: The whole argument string keeps its white space
+      Given a skill `my-skill` whose instructions are `all=[$@] again=[$ARGUMENTS]`
+      When `load_skill` is called with `my-skill` and the arguments `alpha   beta`
+      Then the text contains `all=[alpha   beta] again=[alpha   beta]`
+
+    @id:load-skill-shall-support-argument-substitution.arguments-are-substituted-when-the-skill-is-loaded-by-uri @added-by:skill-conformance @needs:arguments @needs:skill-uri @clause:tools.args.uri
+    Scenario: Arguments are substituted when the skill is loaded by URI
+      Given a skill `my-skill` whose instructions are `first=$1 second=$2`
+      When `load_skill` is called with `skill://my-skill` and the arguments `alpha beta`
+      Then the text contains `first=alpha second=beta`
+
+    @id:load-skill-shall-support-argument-substitution.text-the-whole-argument-string-brings-in-is-not-substituted-again @added-by:skill-conformance @needs:arguments @clause:tools.args.once
+    Scenario: Text the whole argument string brings in is not substituted again
+      Given a skill `my-skill` whose instructions are `all=[$@] one=$1`
+      When `load_skill` is called with `my-skill` and the arguments `$2 beta`
+      Then the text contains `all=[$2 beta] one=$2`
 
   @requirement:load-skill-shall-load-reference-files @delta:baseline @upstream-delta:added
   Rule: load_skill SHALL load reference files
@@ -326,6 +377,19 @@ Feature: skill-tools
       When `load_skill` is called with the URI of skill `my-skill` and the absolute path of `secret.md`
       Then the call fails with a security error
       And no result or error contains `TOPSECRET`
+
+    @id:load-skill-shall-load-reference-files.a-file-whose-name-holds-two-dots-is-read-by-its-path @added-by:skill-conformance @needs:read-file @clause:tools.refs.read-file
+    Scenario: A file whose name holds two dots is read by its path
+      Given a skill `my-skill` with the file `references/v1..v2.md` containing `RANGE-CONTENT`
+      When the file `references/v1..v2.md` of the skill `my-skill` is read
+      Then the text contains `RANGE-CONTENT`
+
+    @id:load-skill-shall-load-reference-files.a-reference-whose-name-holds-two-dots-is-read-by-uri @added-by:skill-conformance @needs:skill-uri @clause:tools.refs.read-file @clause:tools.refs.uri
+    Scenario: A reference whose name holds two dots is read by URI
+      Given a skill `my-skill`
+      And the skill `my-skill` has the reference file `references/v1..v2.md` containing `RANGE-CONTENT`
+      When `load_skill` is called with `skill://my-skill/references/v1..v2.md`
+      Then the text contains `RANGE-CONTENT`
 
   @requirement:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded @delta:baseline @added-by:skill-conformance
   Rule: Reading a reference file SHALL stay inside the skill and bounded
@@ -476,6 +540,65 @@ Feature: skill-tools
       When `load_skill` is called with `skill://my-skill/references/` followed by a name of 300 characters
       Then the call fails with a not-found, security or invalid-config error
       And no result or error reveals a host path
+
+    @id:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded.a-link-inside-the-skill-is-followed-when-the-skills-directory-is-reached-through-a-link @added-by:skill-conformance @needs:symlinks @needs:skill-uri @clause:tools.bounds.inside-links
+    Scenario: A link inside the skill is followed when the skills directory is reached through a link
+      Given the skills directory is reached through a symbolic link
+      And a skill `my-skill`
+      And the skill `my-skill` has the reference file `references/guide.md` containing `GUIDE-CONTENT`
+      And the skill `my-skill` has the reference `references/alias.md` linking by absolute path to its file `references/guide.md`
+      When `load_skill` is called with `skill://my-skill/references/alias.md`
+      Then the text contains `GUIDE-CONTENT`
+
+  @requirement:a-reference-path-in-a-skill-uri-shall-be-percent-decoded-exactly-once @delta:baseline @added-by:skill-conformance
+  Rule: A reference path in a skill URI SHALL be percent-decoded exactly once
+    [tools.decode.uri-once] The path of a `skill://{name}/{path}` URI SHALL be percent-decoded exactly
+    once, as the path of any URI is: the file read is the one the once-decoded path names, so
+    `references/a%2541.md` names the file `references/a%41.md`, and `references/a%41.md` names
+    `references/aA.md`. A reader that decodes twice reads another file than the URI names, and one that
+    does not decode cannot name a file whose name holds a space. [tools.decode.path-as-given] A path
+    given to the reader that serves a skill's files SHALL be used as it is given, decoded not at all: it
+    is a path, not a URI. A path whose further decodings would lead outside the skill MAY be refused with
+    a security error, as a precaution; reading the file its single decoding names is not wrong either.
+
+    @id:a-reference-path-in-a-skill-uri-shall-be-percent-decoded-exactly-once.a-reference-path-in-a-uri-is-decoded-once @added-by:skill-conformance @needs:skill-uri @clause:tools.decode.uri-once
+    Scenario: A reference path in a URI is decoded once
+      Given a skill `my-skill`
+      And the skill `my-skill` has the reference file `references/a%41.md` containing `ENCODED-NAME`
+      And the skill `my-skill` has the reference file `references/aA.md` containing `PLAIN-NAME`
+      When `load_skill` is called with `skill://my-skill/references/a%2541.md`
+      Then the text contains `ENCODED-NAME`
+      And the text does not contain `PLAIN-NAME`
+      When `load_skill` is called with `skill://my-skill/references/a%41.md`
+      Then the text contains `PLAIN-NAME`
+      And the text does not contain `ENCODED-NAME`
+
+    @id:a-reference-path-in-a-skill-uri-shall-be-percent-decoded-exactly-once.a-path-given-to-the-file-reader-is-not-decoded @added-by:skill-conformance @needs:read-file @clause:tools.decode.path-as-given
+    Scenario: A path given to the file reader is not decoded
+      Given a skill `my-skill` with the file `references/a%41.md` containing `ENCODED-NAME`
+      And the skill `my-skill` has the reference file `references/aA.md` containing `PLAIN-NAME`
+      When the file `references/a%41.md` of the skill `my-skill` is read
+      Then the text contains `ENCODED-NAME`
+      And the text does not contain `PLAIN-NAME`
+
+  @requirement:a-refused-reference-read-shall-leave-no-file-descriptor-open @delta:baseline @added-by:skill-conformance
+  Rule: A refused reference read SHALL leave no file descriptor open
+    [tools.release.descriptors] A read of a reference that fails, for any of the reasons the
+    requirements above list (a link loop, a file over the limit, one that is not a regular file, one
+    that does not exist), SHALL close every file descriptor it opened before its error reaches the
+    caller: a host serves reads for as long as it runs, and one descriptor leaked per refused read
+    exhausts the process's limit (1024 by default), after which every read, every MCP server start and
+    every import fails. The open descriptors are counted in the process that runs the implementation
+    when it is the suite's own.
+
+    @id:a-refused-reference-read-shall-leave-no-file-descriptor-open.refused-reads-leave-no-descriptor-open @added-by:skill-conformance @needs:skill-uri @needs:symlinks @clause:tools.release.descriptors
+    Scenario: Refused reads leave no descriptor open
+      Given a skill `my-skill`
+      And the skill `my-skill` has the reference `references/loop.md` linking to `loop.md`
+      And the skill `my-skill` has the sparse reference file `references/huge.md` of 17 MiB
+      And the skill `my-skill` has the reference file `references/nested/guide.md` containing `GUIDE-CONTENT`
+      When `load_skill` is called 20 times with each of `skill://my-skill/references/loop.md`, `skill://my-skill/references/huge.md`, `skill://my-skill/references/nested` and `skill://my-skill/references/missing.md`, which must finish without blocking
+      Then the process holds no more open file descriptors than before those calls
 
   @requirement:list-skills-shall-return-all-visible-skills @delta:baseline @upstream-delta:added
   Rule: list_skills SHALL return all visible skills

@@ -103,6 +103,9 @@ class Ability(StrEnum):
     """Connects to the MCP servers skills declare by ``url``, over streamable HTTP."""
     LIFECYCLE = "lifecycle"
     """Can enter and exit the skill manager explicitly, starting and stopping its MCP servers."""
+    CANCELLATION = "cancellation"
+    """Cancelling the adapter's ``enter`` call cancels the implementation's enter in flight (an
+    implementation run in the suite's process; one in a process of its own sees no cancellation)."""
     POOL_REBUILD = "pool-rebuild"
     """Rescans the skills directory and rebuilds what agents are offered, as a pool's rebuild."""
     CHILD_SESSION = "child-session"

@@ -231,6 +231,8 @@ def test_abilities_are_all_known_to_the_adapter() -> None:
         "mcp",
         "mcp-http",
         "lifecycle",
+        # An enter cancelled through the adapter is the real manager's __aenter__ cancelled.
+        "cancellation",
         "pool-rebuild",
         "child-session",
         "standalone-agent",

@@ -47,6 +47,9 @@ SMC_REBUILD_ENTERED = "a-pool-rebuild-shall-stop-the-mcp-servers-of-the-skill-ma
 STR_ISOLATION = "a-skill-whose-tools-fail-shall-take-no-other-skill-s-tools-away"
 ST_LOCAL_FIRST = "a-local-skill-shall-take-precedence-over-a-remote-skill-of-the-same-name"
 ST_REF_BOUNDS = "reading-a-reference-file-shall-stay-inside-the-skill-and-bounded"
+SMC_ENTER = "a-failed-or-cancelled-enter-shall-leave-no-mcp-server-running"
+ST_DECODE = "a-reference-path-in-a-skill-uri-shall-be-percent-decoded-exactly-once"
+ST_RELEASE = "a-refused-reference-read-shall-leave-no-file-descriptor-open"
 
 REQUIREMENTS = (
     AF,
@@ -82,6 +85,9 @@ REQUIREMENTS = (
     STR_ISOLATION,
     ST_LOCAL_FIRST,
     ST_REF_BOUNDS,
+    SMC_ENTER,
+    ST_DECODE,
+    ST_RELEASE,
 )
 
 RFC_A = "rfc-a: skill manager not registered with the extension registry"
@@ -118,6 +124,7 @@ _M = "manager_mutants:"
 _H = "host_mutants:"
 _L = "loader_mutants:"
 _I = "isolation_mutants:"
+_C = "clause_mutants:"
 
 MUTANTS = (
     # -- the RFC's three regressions
@@ -811,5 +818,228 @@ MUTANTS = (
         _ids(SL_YAML, "aliases-expanding-in-the-name-are-refused")
         + _ids(SL_YAML, "aliases-expanding-in-a-tool-s-import-path-are-refused"),
         extra=True,
+    ),
+    # -- one clause each, the clauses no scenario checked before (issue 27)
+    Mutant(
+        _C + "NoChildrenWithoutSkillsDirMutant",
+        SL_FOLDERS,
+        _ids(SL_FOLDERS, "a-skills-directory-that-is-a-file-leaves-the-agent-its-other-tools"),
+        extra=True,
+    ),
+    Mutant(
+        _C + "DecodesAsLatin1Mutant",
+        SL_BYTES,
+        _ids(SL_BYTES, "text-outside-ascii-is-read-as-utf-8"),
+        extra=True,
+    ),
+    Mutant(
+        _C + "FindsFrontmatterAnywhereMutant",
+        SL_END,
+        _ids(SL_END, "a-frontmatter-that-does-not-start-the-file-is-refused"),
+        extra=True,
+    ),
+    Mutant(
+        _C + "ExactDashLinesMutant",
+        SL_END,
+        _ids(SL_END, "three-dash-lines-followed-by-spaces-open-and-close-the-frontmatter"),
+        extra=True,
+    ),
+    Mutant(
+        _C + "QuotesFirstColonValueOnlyMutant",
+        SL_COLON,
+        _ids(SL_COLON, "every-unquoted-value-holding-a-colon-is-read-whole"),
+        extra=True,
+    ),
+    Mutant(
+        _C + "TwoCharacterNamesMutant",
+        SL_NAME,
+        _ids(SL_NAME, "names-of-one-character-digits-and-single-hyphens-load"),
+        extra=True,
+    ),
+    Mutant(
+        _C + "DuplicateReportedAtTheWinnerMutant",
+        SL_NAME,
+        _ids(SL_NAME, "of-two-folders-declaring-one-name-the-copy-that-does-not-load-is-reported"),
+        extra=True,
+    ),
+    Mutant(
+        _C + "DescribesWithAnyValueMutant",
+        SL_DESCRIPTION,
+        _ids(SL_DESCRIPTION, "a-description-that-is-a-list-is-refused"),
+        extra=True,
+    ),
+    Mutant(
+        _C + "CountsDescriptionBytesMutant",
+        SL_DESCRIPTION,
+        _ids(SL_DESCRIPTION, "a-description-of-1024-characters-outside-ascii-loads"),
+        extra=True,
+    ),
+    Mutant(
+        _C + "SplitsAllowedToolsOnCommasMutant",
+        SL_FIELDS,
+        _ids(
+            SL_FIELDS,
+            "allowed-tools-written-as-a-string-of-names-separated-by-spaces-or-by-commas-alone",
+        ),
+        extra=True,
+    ),
+    Mutant(
+        _C + "TopLevelDuplicatesOnlyMutant",
+        SL_DUPLICATE,
+        _ids(SL_DUPLICATE, "a-key-written-twice-inside-a-field-is-refused"),
+        extra=True,
+    ),
+    Mutant(
+        _C + "CountsCharactersMutant",
+        SL_FILE,
+        _ids(SL_FILE, "size-limits-count-bytes-not-characters"),
+        extra=True,
+    ),
+    Mutant(
+        _C + "ReadsWholeThenChecksMutant",
+        SL_FILE,
+        _ids(SL_FILE, "a-skill-md-of-a-gigabyte-is-refused-without-being-read-whole"),
+        extra=True,
+    ),
+    Mutant(
+        _C + "DropsChildrenAfterOneWithoutToolsetMutant",
+        SMC_COMBINED,
+        _ids(
+            SMC_COMBINED, "every-non-skill-child-s-tools-are-offered-beside-a-child-offering-none"
+        ),
+        extra=True,
+    ),
+    Mutant(
+        _C + "OneServerPerSkillMutant",
+        SMC_MCP,
+        _ids(SMC_MCP, "a-skill-declaring-two-mcp-servers-offers-the-tools-of-both"),
+        extra=True,
+    ),
+    Mutant(
+        _C + "CaseInsensitiveAllowedToolsMutant",
+        SMC_FILTER,
+        _ids(SMC_FILTER, "allowed-tools-names-are-compared-exactly-case-included"),
+        extra=True,
+    ),
+    Mutant(
+        _C + "EnterLeavesStartedServersMutant",
+        SMC_ENTER,
+        _ids(
+            SMC_ENTER,
+            "a-cancelled-enter-ends-cancelled-and-leaves-no-server-running",
+            "an-enter-that-fails-leaves-no-server-running",
+        ),
+    ),
+    Mutant(
+        _C + "SwallowsCancelledEnterMutant",
+        SMC_ENTER,
+        _ids(SMC_ENTER, "a-cancelled-enter-ends-cancelled-and-leaves-no-server-running"),
+        extra=True,
+    ),
+    Mutant(
+        _C + "NamesToolsByImportPathMutant",
+        STR_PYTHON,
+        _ids(STR_PYTHON, "a-tool-is-named-after-its-function-not-after-the-name-it-is-imported-by"),
+        extra=True,
+    ),
+    Mutant(
+        _C + "PrefixesByFolderMutant",
+        STR_PYTHON,
+        _ids(STR_PYTHON, "a-skill-s-tools-are-prefixed-with-the-name-it-declares-not-its-folder-s"),
+        extra=True,
+    ),
+    Mutant(
+        _C + "AbandonsSkillAfterFailedImportMutant",
+        STR_ISOLATION,
+        _ids(STR_ISOLATION, "a-tool-that-cannot-be-imported-costs-its-skill-no-other-tool"),
+        extra=True,
+    ),
+    Mutant(
+        _C + "SkillLosesServersWithOneDeadMutant",
+        STR_ISOLATION,
+        _ids(STR_ISOLATION, "an-mcp-server-that-exits-at-once-costs-its-skill-no-other-server"),
+        extra=True,
+    ),
+    Mutant(
+        _C + "RebuildKeepsKnownSkillsMutant",
+        STR_REBUILD,
+        _ids(STR_REBUILD, "a-skill-changed-before-a-rebuild-offers-the-tools-it-now-declares"),
+        extra=True,
+    ),
+    Mutant(
+        _C + "NamesToolsTheFilterRemovedMutant",
+        ST_LOAD,
+        _ids(ST_LOAD, "the-loaded-text-names-no-tool-the-agent-is-not-offered"),
+        extra=True,
+    ),
+    Mutant(
+        _C + "AsksTheFirstRemoteProviderOnlyMutant",
+        ST_DISPATCH,
+        _ids(ST_DISPATCH, "every-remote-skill-provider-is-asked"),
+        extra=True,
+    ),
+    Mutant(
+        _C + "SplitsArgumentsOnSpacesMutant",
+        ST_ARGS,
+        _ids(ST_ARGS, "arguments-are-split-on-any-run-of-white-space"),
+        extra=True,
+    ),
+    Mutant(
+        _C + "ZeroIsAPlaceholderMutant",
+        ST_ARGS,
+        _ids(ST_ARGS, "0-is-no-placeholder"),
+        extra=True,
+    ),
+    Mutant(
+        _C + "CollapsesWholeArgumentsMutant",
+        ST_ARGS,
+        _ids(ST_ARGS, "the-whole-argument-string-keeps-its-white-space"),
+        extra=True,
+    ),
+    Mutant(
+        _C + "SubstitutesWholeThenPositionalMutant",
+        ST_ARGS,
+        _ids(ST_ARGS, "text-the-whole-argument-string-brings-in-is-not-substituted-again"),
+        extra=True,
+    ),
+    Mutant(
+        _C + "UriSkipsArgumentsMutant",
+        ST_ARGS,
+        _ids(ST_ARGS, "arguments-are-substituted-when-the-skill-is-loaded-by-uri"),
+        extra=True,
+    ),
+    Mutant(
+        _C + "RefusesDoubleDotsInNamesMutant",
+        ST_REFS,
+        _ids(
+            ST_REFS,
+            "a-file-whose-name-holds-two-dots-is-read-by-its-path",
+            "a-reference-whose-name-holds-two-dots-is-read-by-uri",
+        ),
+        extra=True,
+    ),
+    Mutant(
+        _C + "ResolvesTheRealRootOnlyMutant",
+        ST_REF_BOUNDS,
+        _ids(
+            ST_REF_BOUNDS,
+            "a-link-inside-the-skill-is-followed-when-the-skills-directory-is-reached-through-a"
+            "-link",
+        ),
+        extra=True,
+    ),
+    Mutant(
+        _C + "DecodesPathsOnceMoreMutant",
+        ST_DECODE,
+        _ids(
+            ST_DECODE,
+            "a-reference-path-in-a-uri-is-decoded-once",
+            "a-path-given-to-the-file-reader-is-not-decoded",
+        ),
+    ),
+    Mutant(
+        _C + "LeavesDescriptorsOpenMutant",
+        ST_RELEASE,
+        _ids(ST_RELEASE, "refused-reads-leave-no-descriptor-open"),
     ),
 )

@@ -50,7 +50,7 @@ SCENARIO_IDS = _feature_tags("id")
 
 def test_the_catalog_names_the_specs_requirements() -> None:
     assert set(REQUIREMENTS) == _feature_tags("requirement")
-    assert len(REQUIREMENTS) == 33
+    assert len(REQUIREMENTS) == 36
 
 
 def test_every_requirement_and_rfc_regression_has_a_mutant_that_must_die() -> None:

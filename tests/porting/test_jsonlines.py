@@ -33,7 +33,11 @@ def test_the_handshake_gives_name_version_and_unsupported_abilities() -> None:
     implementation = JsonlinesImplementation(faulty())
     try:
         assert (implementation.name, implementation.version) == ("faulty", "0.1")
-        assert implementation.unsupported == {Ability.MCP: "faulty has none"}
+        assert implementation.unsupported == {
+            Ability.MCP: "faulty has none",
+            Ability.CANCELLATION: implementation.unsupported[Ability.CANCELLATION],
+        }
+        assert "process of its own" in implementation.unsupported[Ability.CANCELLATION]
     finally:
         implementation.shutdown()
 

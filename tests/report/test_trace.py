@@ -27,20 +27,17 @@ Demo.
 """
 
 
-ALLOW = ("--allow-unchecked",)
-"""Until every clause of the suite's own specs has a scenario (issue 27)."""
-
-
 def _trace(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
     status = main(["trace", *args])
     return status, capsys.readouterr().out
 
 
 def test_the_suite_has_a_scenario_for_every_requirement(capsys: pytest.CaptureFixture[str]) -> None:
-    status, out = _trace(capsys, "--no-steps", *ALLOW)
+    status, out = _trace(capsys, "--no-steps")
     assert status == 0
     assert "every requirement has at least one scenario" in out
     assert "normative text in no clause" not in out
+    assert " 0 unchecked" in out.splitlines()[0]
 
 
 def _specs(tmp_path: Path, text: str) -> str:
@@ -87,7 +84,9 @@ def test_a_shall_in_no_clause_fails_even_when_unchecked_clauses_are_allowed(
     text = SPEC.format(name="demo", title="Morning").replace(
         "The system SHALL greet.", "The system SHALL greet. It MUST smile."
     )
-    status, out = _trace(capsys, "--no-steps", "--specs", _specs(tmp_path, text), *ALLOW)
+    status, out = _trace(
+        capsys, "--no-steps", "--specs", _specs(tmp_path, text), "--allow-unchecked"
+    )
     assert status == 1
     assert "normative text in no clause: 1" in out
     assert "demo/spec.md:9: It MUST smile." in out
@@ -95,7 +94,9 @@ def test_a_shall_in_no_clause_fails_even_when_unchecked_clauses_are_allowed(
 
 def test_a_tag_naming_no_clause_fails(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     text = SPEC.format(name="demo", title="Morning").replace("@clause:demo.greet", "@clause:x.y")
-    status, out = _trace(capsys, "--no-steps", "--specs", _specs(tmp_path, text), *ALLOW)
+    status, out = _trace(
+        capsys, "--no-steps", "--specs", _specs(tmp_path, text), "--allow-unchecked"
+    )
     assert status == 1
     assert "@clause:x.y names no clause of these specs" in out
 
@@ -147,7 +148,7 @@ def test_coverage_against_another_tree_by_title(
     for name, title in [("skill-tools", "load SKILL by `bare` name"), ("elsewhere", "Unrelated")]:
         (specs / name).mkdir(parents=True)
         (specs / name / "spec.md").write_text(SPEC.format(name=name, title=title))
-    status, out = _trace(capsys, "--no-steps", "--against", str(tmp_path / "other"), *ALLOW)
+    status, out = _trace(capsys, "--no-steps", "--against", str(tmp_path / "other"))
     assert status == 0
     assert "covered by title: 1 of 2 scenarios of the other tree" in out
     assert "  skill-tools: 1 of 1 covered" in out
@@ -166,7 +167,7 @@ def test_a_spec_of_the_other_tree_that_cannot_be_read_is_an_error_on_stderr(
     )
     (specs / "looping").mkdir()
     (specs / "looping" / "spec.md").symlink_to("spec.md")
-    status = main(["trace", "--no-steps", "--against", str(tmp_path / "other"), *ALLOW])
+    status = main(["trace", "--no-steps", "--against", str(tmp_path / "other")])
     out, err = capsys.readouterr()
     assert status == 2
     assert "  skill-tools: 0 of 1 covered" in out or "skill-tools (1)" in out, out

@@ -101,3 +101,45 @@ def test_an_interrupt_of_the_caller_passes_and_cuts_the_call_in_flight_short() -
     began = time.monotonic()
     runner.close()  # does not queue behind the hour-long call
     assert time.monotonic() - began < 5
+
+
+class _Entering:
+    """An enter that waits to be cancelled, swallows the cancellation, fails, or returns at once."""
+
+    def __init__(self, how: str) -> None:
+        self.how = how
+        self.waiting = threading.Event()
+
+    async def enter(self) -> None:
+        if self.how == "at once":
+            return
+        self.waiting.set()
+        try:
+            await asyncio.sleep(3600)
+        except asyncio.CancelledError:
+            if self.how == "swallows":
+                return
+            if self.how == "fails":
+                raise RuntimeError("a server refused to stop") from None
+            raise
+
+    async def close(self) -> None:
+        pass
+
+
+@pytest.mark.parametrize(
+    ("how", "outcome"),
+    [
+        ("propagates", "cancelled"),
+        ("swallows", "returned"),
+        ("fails", "raised RuntimeError: a server refused to stop"),
+        ("at once", "finished"),
+    ],
+)
+def test_a_cancelled_enter_is_told_by_how_it_ended(how: str, outcome: str) -> None:
+    system = _Entering(how)
+    runner = blocking(system, timeout=5)  # type: ignore[arg-type]
+    began = time.monotonic()
+    assert runner.cancel_enter(system.waiting.is_set) == outcome
+    assert time.monotonic() - began < 3
+    runner.close()

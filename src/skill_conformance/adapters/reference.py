@@ -41,7 +41,7 @@ from skill_conformance.port import (
     SkillSystemError,
     ToolsChild,
 )
-from skill_conformance.reference.capabilities import McpServerCap, ToolsetCap
+from skill_conformance.reference.capabilities import IdentityCapability, McpServerCap, ToolsetCap
 from skill_conformance.reference.errors import (
     ReferenceNotFoundError,
     SecurityError,
@@ -141,7 +141,11 @@ def _port_errors() -> Iterator[None]:
         raise SkillSystemError(ErrorKind.INVALID_CONFIG, str(error)) from error
 
 
-def _tools_child(child: ToolsChild) -> ToolsetCap:
+def _tools_child(child: ToolsChild) -> IdentityCapability:
+    """The child as a capability: a toolset of its tools, or, offering none, no toolset at all."""
+    if not child.tools:
+        return IdentityCapability()
+
     def returning(text: str) -> Callable[[], str]:
         def tool() -> str:
             return text

@@ -132,17 +132,18 @@ def _add(result: LoadResult, folders: dict[str, Path], skill: Skill, directory: 
     """
     kept = folders.get(skill.name)
     if kept is None or (directory.name == skill.name and kept.name != skill.name):
+        skipped = result.skills.get(skill.name)
         result.skills[skill.name] = skill
         folders[skill.name] = directory
-        if kept is None:
+        if kept is None or skipped is None:
             return
-        kept, directory = directory, kept
+        kept, directory, skill = directory, kept, skipped
     path = directory / SKILL_FILE
     result.problems[:] = [p for p in result.problems if not p.startswith(f"{path}:")]
     result.problems.append(
         _problem(
-            f"{path}: skill {directory.name!r}: name: {_shown(skill.name)}"
-            f" is also declared by {kept / SKILL_FILE}; skill skipped"
+            f"{_located(path, skill.name_line)}: skill {directory.name!r}: name:"
+            f" {_shown(skill.name)} is also declared by {kept / SKILL_FILE}; skill skipped"
         )
     )
 
@@ -217,6 +218,7 @@ def _parse(
         allowed_tools=allowed_tools,
         tools=tools,
         mcp_servers=mcp_servers,
+        name_line=lines.of("name"),
     )
 
 

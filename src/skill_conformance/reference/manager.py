@@ -158,10 +158,16 @@ class SkillManagerCap(IdentityCapability):
         return list(self._skill_mcp_children.get(skill, ()))
 
     def python_tool_names(self, skill: str) -> list[str]:
-        """The agent-facing names of ``skill``'s imported Python tools."""
+        """The agent-facing names of ``skill``'s Python tools that the agent is offered.
+
+        Those that were imported and that the skill's ``allowed-tools`` keep.
+        """
         tools = self._skill_tools.get(skill)
+        if tools is None:
+            return []
+        allowed = self._skills[skill].allowed_tools
         prefix = python_tool_prefix(skill)
-        return [f"{prefix}{name}" for name in tools.tools] if tools is not None else []
+        return [f"{prefix}{name}" for name in tools.tools if allowed is None or name in allowed]
 
     def remote_skill_resources(self) -> list[SkillResource]:
         """The non-skill children that are skill resources (remote skill providers)."""

@@ -132,8 +132,19 @@ def _link_target(name: str, parent: int, error: OSError) -> str | None:
 
 
 def _from_root(directory: Path, target: str) -> str:
-    """``target``, an absolute path, relative to the skill's real directory (``..`` if outside)."""
-    return os.path.relpath(os.path.normpath(target), os.path.realpath(directory))
+    """``target``, an absolute path, relative to the skill's directory (``..`` if outside).
+
+    The directory has two spellings when the skills directory is reached through a link (the
+    path it was given, and its real path), and a link may be written with either. The relative
+    path is walked from the directory's descriptor, component by component, like any other.
+    """
+    target = os.path.normpath(target)
+    real = os.path.realpath(directory)
+    for root in (os.path.normpath(os.path.abspath(directory)), real):
+        relative = os.path.relpath(target, root)
+        if relative != os.pardir and not relative.startswith(os.pardir + os.sep):
+            return relative
+    return os.path.relpath(target, real)
 
 
 def _read_bounded(skill: str, path: str, fd: int) -> bytes:

@@ -80,6 +80,7 @@ class Skill:
         tools: The skill's Python tools.
         mcp_servers: The skill's MCP servers.
         source: ``"local"``, or the label of the remote provider.
+        name_line: The line of ``SKILL.md`` that declares the name, for messages.
 
     """
 
@@ -91,3 +92,4 @@ class Skill:
     tools: tuple[PythonToolSpec, ...] = ()
     mcp_servers: tuple[McpServerSpec, ...] = ()
     source: str = "local"
+    name_line: int | None = field(default=None, compare=False)

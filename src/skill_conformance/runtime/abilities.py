@@ -25,6 +25,7 @@ OPERATION_NEEDS: Mapping[str, frozenset[Ability]] = {
     "registry_skill_names": frozenset({Ability.REGISTRY}),
     "rebuild": frozenset({Ability.POOL_REBUILD}),
     "enter": frozenset({Ability.LIFECYCLE}),
+    "cancel_enter": frozenset({Ability.LIFECYCLE, Ability.CANCELLATION}),
     "exit": frozenset({Ability.LIFECYCLE}),
     "problems": frozenset({Ability.PROBLEMS}),
 }
@@ -62,6 +63,8 @@ def world_needs(
     for draft in world.skills.values():
         for ability, why in draft.needs().items():
             needs.setdefault(ability, why)
+    if world.skills_dir_linked:
+        needs.setdefault(Ability.SYMLINKS, "the skills directory is reached through a link")
     for child in children:
         if isinstance(child, McpChild):
             needs.setdefault(Ability.MCP, f"the MCP server {child.label!r} is a child")

@@ -165,14 +165,19 @@ class _Actor:
             finally:
                 self._deadline = None
 
+    def submit(self, awaitable: Awaitable[T], timeout: float) -> concurrent.futures.Future[T]:
+        """Queue ``awaitable`` for the loop's task; its outcome arrives in the future returned."""
+        future: concurrent.futures.Future[T] = concurrent.futures.Future()
+        self._loop.call_soon_threadsafe(self._queue.put_nowait, (awaitable, future, timeout))
+        return future
+
     def call(self, awaitable: Awaitable[T], timeout: float, tripwire: Tripwire | None = None) -> T:
         """Await ``awaitable`` on the loop; what it raises arrives wrapped in :class:`_Raised`.
 
         With ``tripwire``, a call it sees stuck raises :class:`_Tripped` at once, its deadline
         expired (the loop cancels it once the implementation gives the loop back).
         """
-        future: concurrent.futures.Future[T] = concurrent.futures.Future()
-        self._loop.call_soon_threadsafe(self._queue.put_nowait, (awaitable, future, timeout))
+        future = self.submit(awaitable, timeout)
         try:
             if tripwire is None:
                 return future.result(timeout + _GRACE)
@@ -346,6 +351,40 @@ class BlockingSkillSystem(SkillSystem):
     def enter(self) -> None:
         self._needs("enter")
         self._run("enter", self._system.enter())
+
+    def cancel_enter(self, once: Callable[[], bool]) -> str:
+        """Enter, cancelling the enter in flight as soon as ``once()`` holds; how it ended.
+
+        The enter runs in the loop's one task, as every call does, and is cancelled as a caller's
+        timeout cancels it (the task's deadline expires now). Returns ``cancelled`` when the
+        cancellation came back out of the enter, ``returned`` when the enter returned as if
+        nothing happened, ``raised ...`` when it ended in another error, ``finished`` when it
+        ended before ``once()`` held.
+
+        Raises:
+            ImplementationHang: The enter neither finished nor met ``once()`` within the timeout.
+
+        """
+        self._needs("cancel_enter")
+        future = self._actor.submit(self._system.enter(), self._timeout)
+        deadline = time.monotonic() + self._timeout
+        cancelled = False
+        while not future.done() and time.monotonic() < deadline:
+            if once():
+                self._actor.interrupt()
+                cancelled = True
+                break
+            time.sleep(0.005)
+        try:
+            future.result(self._timeout + _GRACE)
+        except (_Timeout, concurrent.futures.TimeoutError):
+            if cancelled:
+                return "cancelled"
+            raise ImplementationHang("enter", self._timeout) from None
+        except _Raised as raised:
+            error = raised.error
+            return f"{'raised' if cancelled else 'finished:'} {type(error).__name__}: {error}"
+        return "returned" if cancelled else "finished"
 
     @override
     def exit(self) -> None:

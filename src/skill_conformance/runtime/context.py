@@ -30,9 +30,15 @@ from skill_conformance.port import (
     SkillListing,
     SkillSystemError,
     ToolsChild,
+    Unsupported,
 )
 from skill_conformance.runtime.abilities import UntaggedAbility, world_needs
-from skill_conformance.runtime.blocking import BlockingSkillSystem, ImplementationHang, blocking
+from skill_conformance.runtime.blocking import (
+    BlockingSkillSystem,
+    ImplementationCrash,
+    ImplementationHang,
+    blocking,
+)
 from skill_conformance.runtime.production import production_warnings
 from skill_conformance.runtime.servers import ServerLog, pauses, pid_alive
 from skill_conformance.runtime.world import World
@@ -84,6 +90,12 @@ class ScenarioContext:
     running_before_rebuild: set[int] = field(default_factory=set)
     loaded: str | None = None
     """What the last ``load_skill`` call of the scenario asked for (None after other reads)."""
+    enter_outcome: str | None = None
+    """How an enter the scenario cancelled ended (:meth:`cancel_enter`)."""
+    enter_failure: str | None = None
+    """Why an enter that may fail failed, or ``""`` when it did not (:meth:`try_enter`)."""
+    descriptors: tuple[int, int] | None = None
+    """Open file descriptors of this process before and after a run of calls."""
     needs: frozenset[Ability] | None = None
     """The abilities the scenario's tags name; ``None`` checks nothing."""
     _system: BlockingSkillSystem | None = None
@@ -269,6 +281,42 @@ class ScenarioContext:
         self.start().enter()
         self._entered = True
         self._tools = None
+
+    def try_enter(self) -> str | None:
+        """Enter the skill manager, which may fail; why it failed, or ``None`` if it did not.
+
+        Raises:
+            Unsupported: The host refused to start at all beside what makes the enter fail (a
+                host may check its children at start-up): there is no enter to judge.
+
+        """
+        try:
+            system = self.start()
+        except (SkillSystemError, ImplementationCrash) as error:
+            if isinstance(getattr(error, "error", None), NotImplementedError):
+                raise  # an adapter not written yet, not a host's choice
+            raise Unsupported(
+                f"the host does not start beside a child that cannot be entered ({error}):"
+                " there is no enter to judge"
+            ) from error
+        try:
+            system.enter()
+        except (SkillSystemError, ImplementationCrash) as error:
+            return str(error)
+        self._entered = True
+        self._tools = None
+        return None
+
+    def cancel_enter(self, once: Callable[[], bool]) -> str:
+        """Enter the skill manager and cancel the enter once ``once()`` holds; how it ended.
+
+        See :meth:`BlockingSkillSystem.cancel_enter`. An enter that returned (the cancellation
+        swallowed) leaves the manager entered, to be exited at the end as usual.
+        """
+        outcome = self.start().cancel_enter(once)
+        self._entered = outcome in ("returned", "finished")
+        self._tools = None
+        return outcome
 
     def exit(self) -> None:
         """Exit the skill manager."""

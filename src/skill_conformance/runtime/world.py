@@ -160,6 +160,8 @@ class World:
         """The source file of each tool module that never finishes importing, and its name."""
         self.skills_dir_is_file = False
         """Whether :meth:`write` makes the skills directory a plain file instead."""
+        self.skills_dir_linked = False
+        """Whether the implementation is given a symbolic link to the skills directory."""
         for directory in (self.skills_dir, self.modules_dir, self.scratch):
             directory.mkdir(parents=True, exist_ok=True)
 
@@ -168,13 +170,18 @@ class World:
     ) -> Setup:
         """What the implementation is opened on: this world's skills, modules and scratch."""
         return Setup(
-            skills_dir=self.skills_dir,
+            skills_dir=self.skills_path,
             children=tuple(children),
             skills_tools_provider=skills_tools_provider,
             workdir=self.scratch,
             python_path=(self.modules_dir,),
             give_up_after=self._give_up_after,
         )
+
+    @property
+    def skills_path(self) -> Path:
+        """The skills directory as the implementation is given it: itself, or a link to it."""
+        return self.root / "skills-link" if self.skills_dir_linked else self.skills_dir
 
     # -- describing skills -------------------------------------------------------------------
 
@@ -194,6 +201,20 @@ class World:
         else:
             import_path = f"{self._tool_module(skill, records_import)}:{tool}"
             self._append_function(import_path, skill, tool)
+        self.skill(skill).tools.append(import_path)
+        return import_path
+
+    def add_aliased_python_tool(self, skill: str, alias: str, function: str) -> str:
+        """Declare on ``skill`` the tool imported as ``alias``, a function whose own name differs.
+
+        The generated module defines ``function`` and binds it to ``alias`` too; the import path
+        names ``alias``.
+        """
+        module = self._tool_module(skill, records_import=False)
+        self._append_function(f"{module}:{function}", skill, function)
+        with (self.modules_dir / f"{module}.py").open("a") as handle:
+            handle.write(f"\n\n{alias} = {function}\n")
+        import_path = f"{module}:{alias}"
         self.skill(skill).tools.append(import_path)
         return import_path
 
@@ -267,8 +288,10 @@ class World:
         """Declare on ``skill`` the MCP server ``server`` that cannot serve.
 
         ``failure``: ``missing`` (its command does not exist), ``crash`` (it exits at once),
-        ``hang`` (it never answers its handshake) or ``unreachable`` (a URL where nothing
-        listens). The ``crash`` and ``hang`` servers record their start and stop in the log.
+        ``hang`` (it never answers its handshake), ``slow`` (it never answers either, but the
+        implementation waits for it as long as its own bound says) or ``unreachable`` (a URL
+        where nothing listens). The ``crash``, ``hang`` and ``slow`` servers record their start
+        and stop in the log.
         """
         entry: dict[str, Any]
         if failure == "missing":
@@ -277,7 +300,8 @@ class World:
             entry = {"url": f"http://127.0.0.1:{free_port()}/mcp"}
         else:
             command = self.servers.command(server)
-            entry = {"command": command.command, "args": [*command.args, "--mode", failure]}
+            mode = "hang" if failure == "slow" else failure
+            entry = {"command": command.command, "args": [*command.args, "--mode", mode]}
             if failure == "hang":
                 self._give_up_after = GIVE_UP_AFTER
         self.skill(skill).mcp_servers[server] = entry
@@ -324,6 +348,13 @@ class World:
         """Write ``data`` as ``{folder}/SKILL.md`` (``folder`` relative to the skills directory)."""
         path = self._skill_file(folder)
         path.write_bytes(data)
+        return path
+
+    def skill_file_sparse(self, folder: str, size: int) -> Path:
+        """Make ``{folder}/SKILL.md`` a file of ``size`` bytes, sparse: no block is written."""
+        path = self._skill_file(folder)
+        with path.open("wb") as handle:
+            handle.truncate(size)
         return path
 
     def skill_file_folder(self, folder: str) -> Path:
@@ -388,6 +419,8 @@ class World:
 
     def write(self) -> None:
         """Make the skills directory hold exactly the described skills and the files written."""
+        if self.skills_dir_linked and not self.skills_path.is_symlink():
+            self.skills_path.symlink_to(self.skills_dir, target_is_directory=True)
         if self.skills_dir_is_file:
             if self.skills_dir.is_dir():
                 shutil.rmtree(self.skills_dir)

@@ -7,7 +7,7 @@ import re
 
 from pytest_bdd import given, then, when
 
-from skill_conformance.port import ErrorKind, McpChild, ToolsChild
+from skill_conformance.port import ErrorKind, McpChild, ServerCommand, ToolsChild
 from skill_conformance.runtime.context import ScenarioContext
 from skill_conformance.steps._parsing import matches_result, one_of, step
 from skill_conformance.verdicts import expect
@@ -71,6 +71,7 @@ _BROKEN_SERVERS = {
     "whose command does not exist": "missing",
     "that exits at once": "crash",
     "that never answers": "hang",
+    "that is slow to answer": "slow",
     "by a URL where nothing listens": "unreachable",
 }
 
@@ -170,6 +171,18 @@ def given_tools_child(conformance: ScenarioContext, tool: str) -> None:
     conformance.children.append(
         ToolsChild(label=f"child-{len(conformance.children)}", tools=(tool,))
     )
+
+
+@given("a child of the skill manager that offers no tool")
+def given_empty_child(conformance: ScenarioContext) -> None:
+    conformance.children.append(ToolsChild(label=f"child-{len(conformance.children)}", tools=()))
+
+
+@given(step("a non-skill MCP child `{label:v}` that exits at once"))
+def given_crashing_mcp_child(conformance: ScenarioContext, label: str) -> None:
+    server = conformance.world.servers.command(label)
+    crashing = ServerCommand(server.command, (*server.args, "--mode", "crash"), server.env)
+    conformance.children.append(McpChild(label=label, server=crashing))
 
 
 @given(step("a non-skill MCP child `{label:v}` with the tool `{tool:v}`"))

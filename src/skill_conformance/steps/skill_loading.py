@@ -54,6 +54,16 @@ def given_skill_file_with_bom(conformance: ScenarioContext, folder: str, docstri
     conformance.world.skill_file_bytes(folder, _BOM + _text(docstring))
 
 
+@given(
+    step("a skill folder `{folder:v}` whose `SKILL.md` has spaces after each `---` line and reads")
+)
+def given_skill_file_spaced_dashes(
+    conformance: ScenarioContext, folder: str, docstring: str
+) -> None:
+    lines = [f"{line}   " if line == "---" else line for line in docstring.splitlines()]
+    conformance.world.skill_file_bytes(folder, _text("\n".join(lines)))
+
+
 @given(step("a skill folder `{folder:v}` whose `SKILL.md` has `{ending:v}` line endings and reads"))
 def given_skill_file_with_endings(
     conformance: ScenarioContext, folder: str, ending: str, docstring: str
@@ -68,6 +78,45 @@ def given_skill_file_with_endings(
 @given(step("a skill folder `{folder:v}` whose description is {length:n} characters long"))
 def given_description_of_length(conformance: ScenarioContext, folder: str, length: int) -> None:
     conformance.world.skill_file_bytes(folder, _frontmatter(folder, f"description: {'d' * length}"))
+
+
+@given(
+    step("a skill folder `{folder:v}` whose description is {length:n} characters `{char:v}` long")
+)
+def given_description_of_characters(
+    conformance: ScenarioContext, folder: str, length: int, char: str
+) -> None:
+    assert len(char) == 1, f"{char!r} is not one character"
+    conformance.world.skill_file_bytes(
+        folder, _frontmatter(folder, f"description: {char * length}")
+    )
+
+
+@given(
+    step("a skill folder `{folder:v}` whose instructions are {length:n} characters `{char:v}` long")
+)
+def given_instructions_of_characters(
+    conformance: ScenarioContext, folder: str, length: int, char: str
+) -> None:
+    assert len(char) == 1, f"{char!r} is not one character"
+    data = _frontmatter(folder, "description: Wide instructions.", body=char * length)
+    conformance.world.skill_file_bytes(folder, data)
+
+
+@given(step("a skill folder `{folder:v}` whose frontmatter holds {length:n} characters `{char:v}`"))
+def given_frontmatter_of_characters(
+    conformance: ScenarioContext, folder: str, length: int, char: str
+) -> None:
+    assert len(char) == 1, f"{char!r} is not one character"
+    data = _frontmatter(folder, "description: A wide frontmatter.", f"# {char * length}")
+    conformance.world.skill_file_bytes(folder, data)
+
+
+@given(step("a skill folder `{folder:v}` whose `SKILL.md` is a sparse file of {count:n} {unit:w}"))
+def given_sparse_skill_file(
+    conformance: ScenarioContext, folder: str, count: int, unit: str
+) -> None:
+    conformance.world.skill_file_sparse(folder, _size(count, unit))
 
 
 @given(step("a skill folder `{folder:v}` whose name is {length:n} characters long"))

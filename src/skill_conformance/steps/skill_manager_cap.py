@@ -21,6 +21,63 @@ def when_entered(conformance: ScenarioContext) -> None:
     conformance.enter()
 
 
+@when(
+    step(
+        "the skill manager is entered and the enter is cancelled once the MCP servers {servers:vs}"
+        " have started"
+    )
+)
+def when_enter_cancelled(conformance: ScenarioContext, servers: list[str]) -> None:
+    log = conformance.servers
+
+    def started() -> bool:
+        return set(servers) <= set(log.started())
+
+    outcome = conformance.cancel_enter(started)
+    # Entering starts every server (skill-manager-cap): an enter that ends before they all
+    # started is wrong, and leaves nothing to cancel.
+    expect(
+        not outcome.startswith("finished"),
+        "the enter finished before it started every MCP server",
+        expected=f"the enter still running once the MCP servers {servers} have started",
+        observed=f"it {outcome} when these had started: {log.started()}",
+    )
+    conformance.enter_outcome = outcome
+
+
+@then("the enter ended cancelled")
+def then_enter_cancelled(conformance: ScenarioContext) -> None:
+    outcome = conformance.enter_outcome
+    expect(
+        outcome == "cancelled",
+        "the enter did not end cancelled",
+        expected="the cancellation to come back out of the enter",
+        observed="the enter returned as if it had not been cancelled"
+        if outcome == "returned"
+        else f"the enter {outcome}",
+    )
+
+
+@when("the skill manager is entered, which may fail")
+def when_entered_may_fail(conformance: ScenarioContext) -> None:
+    conformance.enter_failure = conformance.try_enter() or ""
+
+
+@then("either the enter succeeded, or it failed and no MCP server is running")
+def then_failed_enter_left_nothing(conformance: ScenarioContext) -> None:
+    failure = conformance.enter_failure
+    assert failure is not None, "the skill manager was not entered; the step is misplaced"
+    if not failure:
+        return
+    running = conformance.wait_until_no_server_runs()
+    expect(
+        not running,
+        "the enter failed and left MCP servers running",
+        expected="no MCP server running after a failed enter",
+        observed=f"the enter failed ({failure}); still running: {running}",
+    )
+
+
 @when("the skill manager is exited")
 def when_exited(conformance: ScenarioContext) -> None:
     conformance.exit()

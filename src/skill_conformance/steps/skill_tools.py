@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -9,6 +10,7 @@ from pytest_bdd import given, then, when
 
 from skill_conformance.port import Ability, SkillListing
 from skill_conformance.runtime.context import ScenarioContext
+from skill_conformance.runtime.descriptors import open_descriptors
 from skill_conformance.runtime.memory import GrowthBound, PeakGrowth
 from skill_conformance.steps._parsing import step
 from skill_conformance.verdicts import expect
@@ -50,7 +52,12 @@ def given_skill_absolute_link(
     conformance: ScenarioContext, skill: str, path: str, target: str
 ) -> None:
     world = conformance.world
-    world.skill(skill).links[path] = str(world.skills_dir / skill / target)
+    world.skill(skill).links[path] = str(world.skills_path / skill / target)
+
+
+@given("the skills directory is reached through a symbolic link")
+def given_skills_dir_linked(conformance: ScenarioContext) -> None:
+    conformance.world.skills_dir_linked = True
 
 
 @given(step("a file `{name:v}` containing `{text:v}` next to the skills directory"))
@@ -63,6 +70,52 @@ def given_outside_file(conformance: ScenarioContext, name: str, text: str) -> No
 def when_load_skill(conformance: ScenarioContext, skill: str, arguments: str | None = None) -> None:
     conformance.loaded = skill
     conformance.attempt(lambda: conformance.start().load_skill(skill, arguments))
+
+
+@when(
+    step(
+        "`load_skill` is called with `{skill:v}` and the arguments `{first:v}` and `{second:v}`"
+        " separated by a tab"
+    )
+)
+def when_load_skill_tab(conformance: ScenarioContext, skill: str, first: str, second: str) -> None:
+    when_load_skill(conformance, skill, f"{first}\t{second}")
+
+
+@when(
+    step(
+        "`load_skill` is called {times:n} times with each of {uris:vs},"
+        " which must finish without blocking"
+    )
+)
+def when_load_skill_repeatedly(conformance: ScenarioContext, times: int, uris: list[str]) -> None:
+    system = conformance.start()
+
+    def read(uri: str) -> str:
+        return conformance.bounded(lambda: system.load_skill(uri))
+
+    def each() -> None:
+        for uri in uris:
+            conformance.attempt(functools.partial(read, uri))
+
+    each()  # what a first call opens for good (a cache, a connection) is not a leak
+    before = open_descriptors()
+    for _ in range(times):
+        each()
+    conformance.descriptors = (before, open_descriptors())
+
+
+@then("the process holds no more open file descriptors than before those calls")
+def then_no_descriptor_leaked(conformance: ScenarioContext) -> None:
+    assert conformance.descriptors is not None, "no calls were counted; the step is misplaced"
+    before, after = conformance.descriptors
+    # Seen in this process, where in-process adapters run the implementation.
+    expect(
+        after <= before,
+        "the refused reads left file descriptors open",
+        expected=f"at most {before} open file descriptors, as before the calls",
+        observed=f"{after} open after them",
+    )
 
 
 @when(step("`load_skill` is called with `{skill:v}`, which must finish without blocking"))

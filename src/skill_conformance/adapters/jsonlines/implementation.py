@@ -31,6 +31,12 @@ def _command() -> list[str]:
     return shlex.split(value)
 
 
+_NO_CANCELLATION = (
+    "the implementation runs in a process of its own, and the protocol has no message that"
+    " cancels a request in flight"
+)
+
+
 def _abilities(unsupported: object) -> dict[Ability, str]:
     if not isinstance(unsupported, dict):
         raise ProtocolError(f"hello: 'unsupported' must be an object, not {shown(unsupported)}")
@@ -58,7 +64,10 @@ class JsonlinesImplementation:
         try:
             self.name = str(hello.get("name", "jsonlines"))
             self.version = str(hello.get("version", "?"))
-            self.unsupported: Mapping[Ability, str] = _abilities(hello.get("unsupported") or {})
+            self.unsupported: Mapping[Ability, str] = {
+                **_abilities(hello.get("unsupported") or {}),
+                Ability.CANCELLATION: _NO_CANCELLATION,
+            }
         except BaseException:
             self.discard()
             raise
