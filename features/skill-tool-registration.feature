@@ -164,10 +164,11 @@ Feature: skill-tool-registration
     it started SHALL be left running. A server is given up once, until the skills are rebuilt: a server
     that never answers costs the run that waits out the implementation's bound, and no run after it,
     since a server tried again on every run would cost each run of every skill that wait.
-    [registration.isolation.cancelled] A server whose start the waiting run gave up first (the run
-    cancelled, by a timeout of the host's own shorter than the implementation's bound, say) SHALL be
-    given up and reported the same way; otherwise such a server is never reported, and every run waits
-    for it again.
+    [registration.isolation.cancelled] A server whose start the caller waiting for it gave up first
+    (an enter or a run cancelled, by a timeout of the host's own shorter than the implementation's
+    bound, say) SHALL be given up and reported the same way; otherwise such a server is never
+    reported, and every run waits for it again. Cancelling is asked only of implementations whose
+    adapter passes its caller's cancellation on to the implementation (`cancellation`).
 
     @id:a-skill-whose-tools-fail-shall-take-no-other-skill-s-tools-away.a-tool-module-that-raises-systemexit-while-importing-leaves-the-other-skills-intact @added-by:skill-conformance @needs:python-tools @needs:problems @clause:registration.isolation.own @clause:registration.isolation.reported @clause:registration.isolation.others-callable @clause:registration.isolation.host-survives
     Scenario: A tool module that raises SystemExit while importing leaves the other skills intact
@@ -234,6 +235,16 @@ Feature: skill-tool-registration
       Then the call returns `[2]`
       And the MCP server `mute` has been started once
       And exactly one problem names `mute`
+
+    @id:a-skill-whose-tools-fail-shall-take-no-other-skill-s-tools-away.an-mcp-server-whose-start-a-cancelled-enter-cut-short-is-given-up-once @added-by:skill-conformance @needs:mcp @needs:lifecycle @needs:cancellation @needs:python-tools @needs:problems @clause:registration.isolation.cancelled @clause:registration.isolation.reported
+    Scenario: An MCP server whose start a cancelled enter cut short is given up once
+      Given a skill `slow` declaring the MCP server `late` that is slow to answer
+      And a skill `healthy` declaring the Python tool `json:loads`
+      When the skill manager is entered and the enter is cancelled once the MCP server `late` has started
+      And the agent calls `healthy__tool__loads` with `{"s": "[1]"}`
+      Then the call returns `[1]`
+      And the MCP server `late` has been started once
+      And exactly one problem names `late`
 
     @id:a-skill-whose-tools-fail-shall-take-no-other-skill-s-tools-away.an-mcp-server-that-cannot-be-reached-over-http-leaves-the-other-skills-tools-callable @added-by:skill-conformance @needs:mcp-http @needs:python-tools @needs:problems @clause:registration.isolation.reported @clause:registration.isolation.others-callable
     Scenario: An MCP server that cannot be reached over HTTP leaves the other skills' tools callable

@@ -961,6 +961,14 @@ MUTANTS = (
         extra=True,
     ),
     Mutant(
+        _C + "ForgetsCancelledStartsMutant",
+        STR_ISOLATION,
+        _ids(
+            STR_ISOLATION, "an-mcp-server-whose-start-a-cancelled-enter-cut-short-is-given-up-once"
+        ),
+        extra=True,
+    ),
+    Mutant(
         _C + "RebuildKeepsKnownSkillsMutant",
         STR_REBUILD,
         _ids(STR_REBUILD, "a-skill-changed-before-a-rebuild-offers-the-tools-it-now-declares"),

@@ -5,8 +5,9 @@ characters, a frontmatter found anywhere in the file, a duplicate name reported 
 that loads, a tool named after the name it is imported by, a prefix built from the folder, one
 failed import or server taking its skill's other tools, arguments split on single spaces, a
 reference path decoded twice, a descriptor left open by a refused read, a cancelled enter
-swallowed or one that fails leaving its servers running. Like every mutant, each replaces one
-part of the reference or overrides one method, and copies none of it.
+swallowed or one that fails leaving its servers running, a server whose start was cancelled
+forgotten. Like every mutant, each replaces one part of the reference or overrides one method, and
+copies none of it.
 """
 
 from __future__ import annotations
@@ -368,6 +369,32 @@ class SkillLosesServersWithOneDead(SkillManagerCap):
         return server.wrapped(IsolatedToolset(server.toolset, health=health))
 
 
+class _ErrorsOnlyHealth(ServerHealth):
+    """Gives a server up for an error it raised, never for a start its caller cancelled."""
+
+    _failing = False
+
+    def fail(self, error: BaseException) -> None:
+        self._failing = True
+        try:
+            super().fail(error)
+        finally:
+            self._failing = False
+
+    def give_up(self, why: str) -> None:
+        if self._failing:
+            super().give_up(why)
+
+
+class ForgetsCancelledStarts(SkillManagerCap):
+    """Forgets a server whose start its caller cancelled: never reported, started on every run."""
+
+    def _isolated(self, skill: Skill, spec: McpServerSpec, server: McpServer) -> McpServer:
+        where = f"skill {skill.name!r}: MCP server {spec.name!r}"
+        health = _ErrorsOnlyHealth(where, self.problems.append)
+        return server.wrapped(IsolatedToolset(server.toolset, health=health))
+
+
 class RebuildKeepsKnownSkills(SkillPool):
     """Keeps, on a rebuild, the skill it already had under a name, whatever its file now says."""
 
@@ -392,6 +419,9 @@ AbandonsSkillAfterFailedImportMutant = mutant(
 )
 SkillLosesServersWithOneDeadMutant = mutant(
     "SkillLosesServersWithOneDeadMutant", manager=SkillLosesServersWithOneDead
+)
+ForgetsCancelledStartsMutant = mutant(
+    "ForgetsCancelledStartsMutant", manager=ForgetsCancelledStarts
 )
 RebuildKeepsKnownSkillsMutant = mutant(
     "RebuildKeepsKnownSkillsMutant", pool=RebuildKeepsKnownSkills

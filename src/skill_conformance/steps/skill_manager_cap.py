@@ -27,6 +27,12 @@ def when_entered(conformance: ScenarioContext) -> None:
         " have started"
     )
 )
+@when(
+    step(
+        "the skill manager is entered and the enter is cancelled once the MCP server {servers:vs}"
+        " has started"
+    )
+)
 def when_enter_cancelled(conformance: ScenarioContext, servers: list[str]) -> None:
     log = conformance.servers
 
