@@ -148,6 +148,21 @@ class _HangingClosingToo(_Hanging):
 HangingClosingToo = _implementation("HangingClosingToo", _HangingClosingToo)
 
 
+class _HoldsItsLoop(ReferenceSystem):
+    """Starting holds the loop's thread for 25 s (a blocking read in a coroutine), then starts.
+
+    Long enough to outlast the suite's waits for the start, for closing and for stopping the
+    loop at a 1 s timeout; the thread lets go during a later scenario.
+    """
+
+    async def start(self) -> None:
+        time.sleep(25)
+        await super().start()
+
+
+HoldsItsLoop = _implementation("HoldsItsLoop", _HoldsItsLoop)
+
+
 # -- MCP servers that crash, hang, or are left behind ----------------------------------------
 
 

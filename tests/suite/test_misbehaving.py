@@ -209,3 +209,21 @@ def test_a_hang_where_it_must_not_block_is_failed_and_closing_is_told_beside_it(
     assert "closing the system then failed too: close() did not finish within 3 s" in tail
     assert "1 failed" in tail
     assert "error" not in tail.splitlines()[-1], tail
+
+
+def test_a_loop_held_past_its_scenario_disturbs_no_later_one() -> None:
+    """The implementation lets go of the loop's thread during the next scenario: nothing of the
+    first (its loop, the close queued behind the stuck start) is then left to warn there."""
+    run = run_suite(
+        "tests.misbehaving.adapters:HoldsItsLoop",
+        "-k",
+        "load_skill_by_bare_name or positional_argument or registered_at_pool_scope",
+        scenario_timeout=1,
+    )
+    tail = run.output[-3000:]
+    assert not run.internal_errors(), tail
+    assert set(run.verdicts.values()) == {"errored"}, tail
+    assert "start() did not finish within 1 s" in tail
+    assert "Unraisable" not in run.output, tail
+    assert "unclosed" not in run.output, tail
+    assert "never awaited" not in run.output, tail

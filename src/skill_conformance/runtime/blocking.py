@@ -139,7 +139,13 @@ class _Actor:
         self._queue = asyncio.Queue()
         self._task = self._loop.create_task(self._work())
         self._loop.call_soon(ready.set)
-        self._loop.run_forever()
+        try:
+            self._loop.run_forever()
+        finally:
+            # Here, not only in stop(): an implementation holding this thread past stop() (a
+            # blocking read in a coroutine) lets the loop end later, and a loop left unclosed
+            # warns when collected, in the middle of another scenario.
+            self._loop.close()
 
     async def _work(self) -> None:
         while True:
@@ -217,6 +223,11 @@ class _Actor:
 
     def stop(self) -> None:
         async def shutdown() -> None:
+            while not self._queue.empty():  # calls queued behind a stuck one never begin
+                awaitable, future, _ = self._queue.get_nowait()
+                if asyncio.iscoroutine(awaitable):
+                    awaitable.close()
+                future.cancel()
             tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
             for task in tasks:
                 task.cancel()
