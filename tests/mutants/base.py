@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
+from contextlib import ExitStack
 from pathlib import Path
+from unittest import mock
 
 from pydantic_ai.models import Model
 
@@ -51,3 +53,15 @@ def mutant(
         reader=reader,
     )
     return functools.partial(ReferenceImplementation, parts, name=f"mutant:{name}")
+
+
+def swapping(*swaps: tuple[object, str, object]) -> Callable[[Path], LoadResult]:
+    """``load_skills`` with each ``(module or class, attribute, value)`` swapped during the call."""
+
+    def load(skills_dir: Path) -> LoadResult:
+        with ExitStack() as stack:
+            for target, attribute, value in swaps:
+                stack.enter_context(mock.patch.object(target, attribute, value))
+            return load_skills(skills_dir)
+
+    return load

@@ -17,7 +17,7 @@ import dataclasses
 import os
 import re
 from collections.abc import Callable, Iterable, Sequence
-from contextlib import AsyncExitStack, ExitStack
+from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any
 from unittest import mock
@@ -39,7 +39,7 @@ from skill_conformance.reference.pool import SkillPool
 from skill_conformance.reference.references import read_reference
 from skill_conformance.reference.skill import McpServerSpec, Skill, python_tool_prefix
 from skill_conformance.reference.skill_tools import SkillToolsProvider
-from tests.mutants.base import mutant
+from tests.mutants.base import mutant, swapping
 from tests.mutants.isolation_mutants import _reading_registry
 
 _Load = Callable[[Path], LoadResult]
@@ -53,18 +53,6 @@ _read_bytes = frontmatter._read_bytes
 _read_skill_file = frontmatter.read_skill_file
 _from_root = references._from_root
 _add = loader._add
-
-
-def _swapping(*swaps: tuple[object, str, object]) -> _Load:
-    """``load_skills`` with each ``(module or class, attribute, value)`` swapped during the call."""
-
-    def load(skills_dir: Path) -> LoadResult:
-        with ExitStack() as stack:
-            for target, attribute, value in swaps:
-                stack.enter_context(mock.patch.object(target, attribute, value))
-            return load_skills(skills_dir)
-
-    return load
 
 
 # -- skill-loading ---------------------------------------------------------------------------
@@ -184,47 +172,47 @@ NoChildrenWithoutSkillsDirMutant = mutant(
     "NoChildrenWithoutSkillsDirMutant", pool=NoChildrenWithoutSkillsDir
 )
 DecodesAsLatin1Mutant = mutant(
-    "DecodesAsLatin1Mutant", loader=_swapping((frontmatter, "_decode", _decode_latin1))
+    "DecodesAsLatin1Mutant", loader=swapping((frontmatter, "_decode", _decode_latin1))
 )
 FindsFrontmatterAnywhereMutant = mutant(
-    "FindsFrontmatterAnywhereMutant", loader=_swapping((frontmatter, "_split", _split_anywhere))
+    "FindsFrontmatterAnywhereMutant", loader=swapping((frontmatter, "_split", _split_anywhere))
 )
 ExactDashLinesMutant = mutant(
-    "ExactDashLinesMutant", loader=_swapping((frontmatter, "_CLOSING", _EXACT_CLOSING))
+    "ExactDashLinesMutant", loader=swapping((frontmatter, "_CLOSING", _EXACT_CLOSING))
 )
 QuotesFirstColonValueOnlyMutant = mutant(
     "QuotesFirstColonValueOnlyMutant",
-    loader=_swapping((frontmatter, "_quote_colon_values", _quote_first_only)),
+    loader=swapping((frontmatter, "_quote_colon_values", _quote_first_only)),
 )
 TwoCharacterNamesMutant = mutant(
     "TwoCharacterNamesMutant",
-    loader=_swapping((loader, "is_valid_skill_name", _two_characters_or_more)),
+    loader=swapping((loader, "is_valid_skill_name", _two_characters_or_more)),
 )
 DuplicateReportedAtTheWinnerMutant = mutant(
     "DuplicateReportedAtTheWinnerMutant",
-    loader=_swapping((loader, "_add", _reported_at_the_winner)),
+    loader=swapping((loader, "_add", _reported_at_the_winner)),
 )
 DescribesWithAnyValueMutant = mutant(
     "DescribesWithAnyValueMutant",
-    loader=_swapping((loader, "read_skill_file", _describing_anything)),
+    loader=swapping((loader, "read_skill_file", _describing_anything)),
 )
 CountsDescriptionBytesMutant = mutant(
     "CountsDescriptionBytesMutant",
-    loader=_swapping((loader, "read_skill_file", _counting_description_bytes)),
+    loader=swapping((loader, "read_skill_file", _counting_description_bytes)),
 )
 SplitsAllowedToolsOnCommasMutant = mutant(
     "SplitsAllowedToolsOnCommasMutant",
-    loader=_swapping((loader, "_allowed_tools", _allowed_on_commas)),
+    loader=swapping((loader, "_allowed_tools", _allowed_on_commas)),
 )
 TopLevelDuplicatesOnlyMutant = mutant(
     "TopLevelDuplicatesOnlyMutant",
-    loader=_swapping((frontmatter, "_load", _load_top_level_duplicates_only)),
+    loader=swapping((frontmatter, "_load", _load_top_level_duplicates_only)),
 )
 CountsCharactersMutant = mutant(
-    "CountsCharactersMutant", loader=_swapping((loader, "read_skill_file", _counting_characters))
+    "CountsCharactersMutant", loader=swapping((loader, "read_skill_file", _counting_characters))
 )
 ReadsWholeThenChecksMutant = mutant(
-    "ReadsWholeThenChecksMutant", loader=_swapping((frontmatter, "_read_bytes", _reading_whole))
+    "ReadsWholeThenChecksMutant", loader=swapping((frontmatter, "_read_bytes", _reading_whole))
 )
 
 

@@ -18,7 +18,6 @@ import os
 import re
 import time
 from collections.abc import Callable, Mapping
-from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 from unittest import mock
@@ -29,7 +28,7 @@ from skill_conformance.reference import frontmatter, loader
 from skill_conformance.reference.frontmatter import FIRST_HEADER_LINE, FrontmatterError
 from skill_conformance.reference.loader import LoadResult, load_skill_dir, load_skills
 from skill_conformance.reference.skill import McpServerSpec, Skill
-from tests.mutants.base import mutant
+from tests.mutants.base import mutant, swapping
 
 _Load = Callable[[Path], LoadResult]
 
@@ -44,18 +43,6 @@ _servers = loader._servers
 _server = loader._server
 _shown_original = loader._shown
 _decode = frontmatter._decode
-
-
-def _swapping(*swaps: tuple[object, str, object]) -> _Load:
-    """``load_skills`` with each ``(module or class, attribute, value)`` swapped during the call."""
-
-    def load(skills_dir: Path) -> LoadResult:
-        with ExitStack() as stack:
-            for target, attribute, value in swaps:
-                stack.enter_context(mock.patch.object(target, attribute, value))
-            return load_skills(skills_dir)
-
-    return load
 
 
 def _scanning(folders: Callable[[Path], list[Path]]) -> _Load:
@@ -100,10 +87,10 @@ def _decode_keeping_endings(data: bytes) -> str:
 
 
 KeepsTheByteOrderMarkMutant = mutant(
-    "KeepsTheByteOrderMarkMutant", loader=_swapping((frontmatter, "_decode", _decode_keeping_bom))
+    "KeepsTheByteOrderMarkMutant", loader=swapping((frontmatter, "_decode", _decode_keeping_bom))
 )
 KeepsLineEndingsMutant = mutant(
-    "KeepsLineEndingsMutant", loader=_swapping((frontmatter, "_decode", _decode_keeping_endings))
+    "KeepsLineEndingsMutant", loader=swapping((frontmatter, "_decode", _decode_keeping_endings))
 )
 
 
@@ -139,14 +126,14 @@ def _hand_rolled(header: str) -> tuple[yaml.Node | None, object]:
 
 
 SplitsAtEveryDashesMutant = mutant(
-    "SplitsAtEveryDashesMutant", loader=_swapping((frontmatter, "_split", _split_at_every_dashes))
+    "SplitsAtEveryDashesMutant", loader=swapping((frontmatter, "_split", _split_at_every_dashes))
 )
 UnclosedFrontmatterLoadsMutant = mutant(
     "UnclosedFrontmatterLoadsMutant",
-    loader=_swapping((frontmatter, "_split", _split_at_the_last_field)),
+    loader=swapping((frontmatter, "_split", _split_at_the_last_field)),
 )
 HandRolledFrontmatterMutant = mutant(
-    "HandRolledFrontmatterMutant", loader=_swapping((frontmatter, "_load", _hand_rolled))
+    "HandRolledFrontmatterMutant", loader=swapping((frontmatter, "_load", _hand_rolled))
 )
 
 
@@ -161,11 +148,11 @@ def _quote_without_escaping(header: str) -> str:
 
 QuotesColonValuesUnescapedMutant = mutant(
     "QuotesColonValuesUnescapedMutant",
-    loader=_swapping((frontmatter, "_quote_colon_values", _quote_without_escaping)),
+    loader=swapping((frontmatter, "_quote_colon_values", _quote_without_escaping)),
 )
 ReadsNoColonValuesMutant = mutant(
     "ReadsNoColonValuesMutant",
-    loader=_swapping((frontmatter, "_quote_colon_values", lambda header: header)),
+    loader=swapping((frontmatter, "_quote_colon_values", lambda header: header)),
 )
 
 
@@ -214,28 +201,28 @@ def _allowed_tools_as_one_name(value: object) -> frozenset[str] | None:
 
 AcceptsAnyLowercaseNameMutant = mutant(
     "AcceptsAnyLowercaseNameMutant",
-    loader=_swapping((loader, "is_valid_skill_name", _lowercase)),
+    loader=swapping((loader, "is_valid_skill_name", _lowercase)),
 )
 RefusesNameMismatchMutant = mutant("RefusesNameMismatchMutant", loader=_refusing_mismatches)
 LastOfOneNameWinsMutant = mutant(
-    "LastOfOneNameWinsMutant", loader=_swapping((loader, "_add", _last_wins))
+    "LastOfOneNameWinsMutant", loader=swapping((loader, "_add", _last_wins))
 )
 FirstOfOneNameWinsMutant = mutant(
-    "FirstOfOneNameWinsMutant", loader=_swapping((loader, "_add", _first_wins))
+    "FirstOfOneNameWinsMutant", loader=swapping((loader, "_add", _first_wins))
 )
 NoDescriptionLimitMutant = mutant(
-    "NoDescriptionLimitMutant", loader=_swapping((loader, "MAX_DESCRIPTION_LENGTH", 10**9))
+    "NoDescriptionLimitMutant", loader=swapping((loader, "MAX_DESCRIPTION_LENGTH", 10**9))
 )
 RefusesUnknownFieldsMutant = mutant("RefusesUnknownFieldsMutant", loader=_refusing_unknown_fields)
 AllowedToolsAsOneNameMutant = mutant(
     "AllowedToolsAsOneNameMutant",
-    loader=_swapping(
+    loader=swapping(
         (loader, "_allowed_tools", _allowed_tools_as_one_name),
     ),
 )
 KeepsTheLastOfARepeatedKeyMutant = mutant(
     "KeepsTheLastOfARepeatedKeyMutant",
-    loader=_swapping(
+    loader=swapping(
         (frontmatter._BoundedLoader, "construct_mapping", yaml.SafeLoader.construct_mapping)
     ),
 )
@@ -293,26 +280,26 @@ def _parse_slowly(header: str) -> tuple[yaml.Node | None, object]:
 
 FolderCrashesTheLoadMutant = mutant(
     "FolderCrashesTheLoadMutant",
-    loader=_swapping((frontmatter, "_read_bytes", _read_folders_unchecked)),
+    loader=swapping((frontmatter, "_read_bytes", _read_folders_unchecked)),
 )
 BlocksOnAPipeMutant = mutant(
-    "BlocksOnAPipeMutant", loader=_swapping((frontmatter, "_read_bytes", _open_blocking))
+    "BlocksOnAPipeMutant", loader=swapping((frontmatter, "_read_bytes", _open_blocking))
 )
 ReadsDevicesWholeMutant = mutant(
-    "ReadsDevicesWholeMutant", loader=_swapping((frontmatter, "_read_bytes", _read_devices_whole))
+    "ReadsDevicesWholeMutant", loader=swapping((frontmatter, "_read_bytes", _read_devices_whole))
 )
 FollowsLinksOutMutant = mutant(
-    "FollowsLinksOutMutant", loader=_swapping((frontmatter, "_read_bytes", _read_following_links))
+    "FollowsLinksOutMutant", loader=swapping((frontmatter, "_read_bytes", _read_following_links))
 )
 NoFileLimitMutant = mutant(
-    "NoFileLimitMutant", loader=_swapping((frontmatter, "MAX_FILE_BYTES", 64 * 1024 * 1024))
+    "NoFileLimitMutant", loader=swapping((frontmatter, "MAX_FILE_BYTES", 64 * 1024 * 1024))
 )
 NoFrontmatterLimitMutant = mutant(
-    "NoFrontmatterLimitMutant", loader=_swapping((frontmatter, "MAX_FRONTMATTER_BYTES", 10**9))
+    "NoFrontmatterLimitMutant", loader=swapping((frontmatter, "MAX_FRONTMATTER_BYTES", 10**9))
 )
 NoSizeLimitsMutant = mutant(
     "NoSizeLimitsMutant",
-    loader=_swapping(
+    loader=swapping(
         (frontmatter, "MAX_FILE_BYTES", 64 * 1024 * 1024),
         (frontmatter, "MAX_FRONTMATTER_BYTES", 10**9),
         (frontmatter, "_parse", _parse_slowly),
@@ -351,14 +338,14 @@ def _walking_repr(value: object) -> str:
 
 NoDepthLimitMutant = mutant(
     "NoDepthLimitMutant",
-    loader=_swapping(
+    loader=swapping(
         (frontmatter, "MAX_DEPTH", 10**9),
         (frontmatter, "_parse", _parse_unguarded),
     ),
 )
 WalksAliasesWholeMutant = mutant(
     "WalksAliasesWholeMutant",
-    loader=_swapping(
+    loader=swapping(
         (frontmatter, "MAX_VALUES", 10**15),
         (loader, "_shown", _walking_repr),
     ),
@@ -395,13 +382,13 @@ def _rendering_until_memory_runs_out(value: object) -> str:
 
 RendersTheExpansionMutant = mutant(
     "RendersTheExpansionMutant",
-    loader=_swapping(
+    loader=swapping(
         (frontmatter, "MAX_VALUES", 10**15),
         (loader, "_shown", _rendering_until_memory_runs_out),
     ),
 )
 ProblemsWithoutLinesMutant = mutant(
-    "ProblemsWithoutLinesMutant", loader=_swapping((loader, "_located", _located_without_line))
+    "ProblemsWithoutLinesMutant", loader=swapping((loader, "_located", _located_without_line))
 )
 
 
@@ -411,7 +398,7 @@ def _silent(*_: str) -> None:
 
 SkipsBadEntriesSilentlyMutant = mutant(
     "SkipsBadEntriesSilentlyMutant",
-    loader=_swapping(
+    loader=swapping(
         (loader, "_tools", lambda value, report, lines: _tools(value, _silent, lines)),
         (loader, "_servers", lambda value, report: _servers(value, _silent)),
     ),
@@ -444,20 +431,20 @@ class _NeverUnnesting(frontmatter._BoundedLoader):
 
 
 NeverUnnestsMutant = mutant(
-    "NeverUnnestsMutant", loader=_swapping((frontmatter, "_BoundedLoader", _NeverUnnesting))
+    "NeverUnnestsMutant", loader=swapping((frontmatter, "_BoundedLoader", _NeverUnnesting))
 )
 CountsScalarsAsLevelsMutant = mutant(
     "CountsScalarsAsLevelsMutant",
-    loader=_swapping((frontmatter, "_BoundedLoader", _CountingScalars)),
+    loader=swapping((frontmatter, "_BoundedLoader", _CountingScalars)),
 )
 # `size >= limit` where the limit is meant to be allowed: the same as a limit one byte lower.
 RefusesTheLimitItselfMutant = mutant(
     "RefusesTheLimitItselfMutant",
-    loader=_swapping((frontmatter, "MAX_FILE_BYTES", frontmatter.MAX_FILE_BYTES - 1)),
+    loader=swapping((frontmatter, "MAX_FILE_BYTES", frontmatter.MAX_FILE_BYTES - 1)),
 )
 BoundsExpansionTenfoldMutant = mutant(
     "BoundsExpansionTenfoldMutant",
-    loader=_swapping((frontmatter, "MAX_VALUES", 10 * frontmatter.MAX_VALUES)),
+    loader=swapping((frontmatter, "MAX_VALUES", 10 * frontmatter.MAX_VALUES)),
 )
 
 
@@ -469,17 +456,17 @@ def _yaml_lines_of_the_frontmatter(error: yaml.YAMLError, header: str) -> tuple[
 
 YamlLinesOfTheFrontmatterMutant = mutant(
     "YamlLinesOfTheFrontmatterMutant",
-    loader=_swapping((frontmatter, "_yaml_problem", _yaml_lines_of_the_frontmatter)),
+    loader=swapping((frontmatter, "_yaml_problem", _yaml_lines_of_the_frontmatter)),
 )
 QuotesValuesWholeMutant = mutant(
     "QuotesValuesWholeMutant",
-    loader=_swapping((loader, "_shown", repr), (loader, "_problem", lambda text: text)),
+    loader=swapping((loader, "_shown", repr), (loader, "_problem", lambda text: text)),
 )
 
 
 RefusesTheFrontmatterLimitItselfMutant = mutant(
     "RefusesTheFrontmatterLimitItselfMutant",
-    loader=_swapping((frontmatter, "MAX_FRONTMATTER_BYTES", frontmatter.MAX_FRONTMATTER_BYTES - 1)),
+    loader=swapping((frontmatter, "MAX_FRONTMATTER_BYTES", frontmatter.MAX_FRONTMATTER_BYTES - 1)),
 )
 
 
@@ -493,7 +480,7 @@ def _decode_reporting_the_file(data: bytes) -> str:
 
 ReportsUndecodableAtFirstLineMutant = mutant(
     "ReportsUndecodableAtFirstLineMutant",
-    loader=_swapping((frontmatter, "_decode", _decode_reporting_the_file)),
+    loader=swapping((frontmatter, "_decode", _decode_reporting_the_file)),
 )
 
 
@@ -505,7 +492,7 @@ def _server_taking_any_command(name: str, entry: Mapping[str, Any]) -> McpServer
 
 
 KeepsEmptyCommandsMutant = mutant(
-    "KeepsEmptyCommandsMutant", loader=_swapping((loader, "_server", _server_taking_any_command))
+    "KeepsEmptyCommandsMutant", loader=swapping((loader, "_server", _server_taking_any_command))
 )
 
 
