@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -175,3 +178,16 @@ def test_a_spec_of_the_other_tree_that_cannot_be_read_is_an_error_on_stderr(
     assert line.startswith("skill-conformance: error: --against: looping/spec.md:1: cannot read")
     assert "symbolic links" in line
     assert "looping/spec.md" not in out
+
+
+def test_a_reader_that_stops_early_ends_the_command_quietly() -> None:
+    """`trace | head -1`: no traceback when `head` is gone before the command writes."""
+    command = [sys.executable, "-m", "skill_conformance", "trace"]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as process:
+        assert process.stdout is not None
+        assert process.stderr is not None
+        process.stdout.close()  # gone before the command writes: its first write meets no reader
+        errors = process.stderr.read().decode()
+        status = process.wait(timeout=120)
+    assert status == 128 + signal.SIGPIPE, errors
+    assert errors == "", errors

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
 import threading
@@ -123,6 +124,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 INTERRUPTED = 2
 """The exit status of a command stopped by Ctrl-C or SIGTERM, as pytest's for a run."""
 
+BROKEN_PIPE = 128 + signal.SIGPIPE
+"""The exit status of a command whose output's reader went away, as a shell shows one it kills."""
+
 
 def _interruptible(command: Command, args: argparse.Namespace) -> int:
     """Run ``command`` so that SIGTERM stops it as Ctrl-C does: files it was writing removed."""
@@ -140,6 +144,10 @@ def _interruptible(command: Command, args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print("skill-conformance: interrupted", file=sys.stderr)
         return INTERRUPTED
+    except BrokenPipeError:  # the reader stopped early (`| head`): end quietly, as tools there do
+        # The flush at exit would fail again on the closed pipe (the signal module's SIGPIPE note).
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return BROKEN_PIPE
     finally:
         if handled:
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
