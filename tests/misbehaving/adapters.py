@@ -163,6 +163,17 @@ class _HoldsItsLoop(ReferenceSystem):
 HoldsItsLoop = _implementation("HoldsItsLoop", _HoldsItsLoop)
 
 
+class _StopsTheLoop(ReferenceSystem):
+    """Starting stops the event loop it is called on (the suite's), then waits forever."""
+
+    async def start(self) -> None:
+        asyncio.get_running_loop().stop()
+        await asyncio.sleep(3600)
+
+
+StopsTheLoop = _implementation("StopsTheLoop", _StopsTheLoop)
+
+
 # -- MCP servers that crash, hang, or are left behind ----------------------------------------
 
 

@@ -227,3 +227,17 @@ def test_a_loop_held_past_its_scenario_disturbs_no_later_one() -> None:
     assert "Unraisable" not in run.output, tail
     assert "unclosed" not in run.output, tail
     assert "never awaited" not in run.output, tail
+
+
+def test_an_implementation_that_stops_the_loop_is_errored_without_a_traceback() -> None:
+    run = run_suite(
+        "tests.misbehaving.adapters:StopsTheLoop",
+        "-k",
+        "load_skill_by_bare_name or positional_argument",
+        scenario_timeout=1,
+    )
+    tail = run.output[-3000:]
+    assert not run.internal_errors(), tail
+    assert set(run.verdicts.values()) == {"errored"}, tail
+    assert "the event loop it was called on had been stopped" in tail
+    assert "Traceback" not in run.output, tail

@@ -160,6 +160,8 @@ class _Actor:
                     result = await awaitable
             except TimeoutError as error:
                 _settle(future, error=_Timeout() if deadline.expired() else _Raised(error))
+            except GeneratorExit:  # the task destroyed with a loop the implementation stopped
+                raise
             except BaseException as error:
                 _settle(future, error=_Raised(error))
                 task = asyncio.current_task()
@@ -174,7 +176,13 @@ class _Actor:
     def submit(self, awaitable: Awaitable[T], timeout: float) -> concurrent.futures.Future[T]:
         """Queue ``awaitable`` for the loop's task; its outcome arrives in the future returned."""
         future: concurrent.futures.Future[T] = concurrent.futures.Future()
-        self._loop.call_soon_threadsafe(self._queue.put_nowait, (awaitable, future, timeout))
+        try:
+            self._loop.call_soon_threadsafe(self._queue.put_nowait, (awaitable, future, timeout))
+        except RuntimeError as error:  # the loop has ended: the implementation stopped it
+            if asyncio.iscoroutine(awaitable):
+                awaitable.close()
+            ended = RuntimeError(f"the event loop it was called on had been stopped ({error})")
+            _settle(future, error=_Raised(ended))
         return future
 
     def call(self, awaitable: Awaitable[T], timeout: float, tripwire: Tripwire | None = None) -> T:
