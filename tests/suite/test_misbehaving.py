@@ -211,18 +211,20 @@ def test_a_hang_where_it_must_not_block_is_failed_and_closing_is_told_beside_it(
     assert "error" not in tail.splitlines()[-1], tail
 
 
-def test_a_loop_held_past_its_scenario_disturbs_no_later_one() -> None:
-    """The implementation lets go of the loop's thread during the next scenario: nothing of the
-    first (its loop, the close queued behind the stuck start) is then left to warn there."""
-    run = run_suite(
-        "tests.misbehaving.adapters:HoldsItsLoop",
-        "-k",
-        "load_skill_by_bare_name or positional_argument or registered_at_pool_scope",
-        scenario_timeout=1,
-    )
+def _every_scenario_errored(adapter: str, selection: str) -> tuple[SuiteRun, str]:
+    """Run ``selection`` against ``adapter`` at a 1 s timeout; each scenario must be errored."""
+    run = run_suite(f"tests.misbehaving.adapters:{adapter}", "-k", selection, scenario_timeout=1)
     tail = run.output[-3000:]
     assert not run.internal_errors(), tail
     assert set(run.verdicts.values()) == {"errored"}, tail
+    return run, tail
+
+
+def test_a_loop_held_past_its_scenario_disturbs_no_later_one() -> None:
+    """The implementation lets go of the loop's thread during the next scenario: nothing of the
+    first (its loop, the close queued behind the stuck start) is then left to warn there."""
+    selection = "load_skill_by_bare_name or positional_argument or registered_at_pool_scope"
+    run, tail = _every_scenario_errored("HoldsItsLoop", selection)
     assert "start() did not finish within 1 s" in tail
     assert "Unraisable" not in run.output, tail
     assert "unclosed" not in run.output, tail
@@ -230,14 +232,7 @@ def test_a_loop_held_past_its_scenario_disturbs_no_later_one() -> None:
 
 
 def test_an_implementation_that_stops_the_loop_is_errored_without_a_traceback() -> None:
-    run = run_suite(
-        "tests.misbehaving.adapters:StopsTheLoop",
-        "-k",
-        "load_skill_by_bare_name or positional_argument",
-        scenario_timeout=1,
-    )
-    tail = run.output[-3000:]
-    assert not run.internal_errors(), tail
-    assert set(run.verdicts.values()) == {"errored"}, tail
+    selection = "load_skill_by_bare_name or positional_argument"
+    run, tail = _every_scenario_errored("StopsTheLoop", selection)
     assert "the event loop it was called on had been stopped" in tail
     assert "Traceback" not in run.output, tail

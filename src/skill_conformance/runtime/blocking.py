@@ -243,11 +243,9 @@ class _Actor:
             await self._loop.shutdown_asyncgens()
             self._loop.stop()
 
-        if self._loop.is_running():
+        if self._loop.is_running():  # its thread closes it once it has stopped (_serve)
             asyncio.run_coroutine_threadsafe(shutdown(), self._loop)
             self._thread.join(timeout=_GRACE)
-        if not self._thread.is_alive():
-            self._loop.close()
 
 
 class _Timeout(Exception):
