@@ -97,7 +97,7 @@ def test_an_unreadable_results_file_is_one_line(
     bad.write_text('{"format": "something else"}')
     assert main(["report", str(bad), "--out", str(tmp_path / "r.html")]) == 2
     err = capsys.readouterr().err.strip()
-    assert err.startswith(f"skill-conformance: error: {bad}: not a skill-conformance-results/1")
+    assert err.startswith(f"skill-conformance: error: {bad}: not a skill-conformance-results/2")
     assert "\n" not in err
     assert not (tmp_path / "r.html").exists()
 

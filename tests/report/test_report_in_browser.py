@@ -36,6 +36,11 @@ for (let i = 0; i < badges.length; i++) {
     }
   }
 }
+const topOf = (selector) => {
+  const found = document.querySelector(selector);
+  return found === null ? null : found.getBoundingClientRect().top + window.scrollY;
+};
+const filterTop = topOf("#failing-only"), firstFailingTop = topOf(".attention li a");
 const rows = [...document.querySelectorAll("tr.scenario")];
 const shown = () => rows.filter((row) => row.getClientRects().length > 0).map((row) => row.id);
 const before = shown();
@@ -46,7 +51,8 @@ probe.id = "probe";
 probe.textContent = JSON.stringify({
   view, width: document.documentElement.scrollWidth, badges: badges.length,
   outside: badges.filter((box) => box.left < -0.5 || box.right > view + 0.5).length,
-  overlapping: overlapping.slice(0, 5), before, filtered,
+  overlapping: overlapping.slice(0, 5), before, filtered, filterTop, firstFailingTop,
+  chipLinks: [...document.querySelectorAll(".chip")].every((chip) => chip.tagName === "A"),
 });
 window.parent.document.body.append(probe);
 </script>
@@ -124,3 +130,14 @@ def test_the_filter_shows_only_the_scenarios_that_did_not_pass(
     assert measured["before"] == [entry.key for entry in ENTRIES]
     assert measured["filtered"] == expected
     assert 0 < len(expected) < len(ENTRIES)
+
+
+def test_on_a_phone_the_filter_and_what_did_not_pass_are_on_the_first_screen(
+    measured: dict[str, object],
+) -> None:
+    """They were 12,600 px down, below the runs, the legend and the whole overview."""
+    assert isinstance(measured["filterTop"], float | int)
+    assert isinstance(measured["firstFailingTop"], float | int)
+    assert measured["filterTop"] < 800
+    assert measured["firstFailingTop"] < 800
+    assert measured["chipLinks"] is True

@@ -132,5 +132,5 @@ def test_the_html_report_opens_filtered_with_show_failures(
     assert main(["report", *map(str, files), "--out", str(page), "--show", "failures"]) == 0
     html = page.read_text("utf-8")
     assert '<input type="checkbox" id="failing-only" checked>' in html
-    failing = re.findall(r'<tr id="([^"]+)" class="scenario failing"', html)
+    failing = re.findall(r'<tr id="([^"]+)" class="scenario failing[ "]', html)
     assert failing == [entry.key for entry in ENTRIES[:5] if entry is not ENTRIES[2]]

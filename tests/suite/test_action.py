@@ -9,7 +9,9 @@ named in a comment. The install step is skipped: the suite is installed here alr
 
 from __future__ import annotations
 
+import json
 import os
+import platform
 import re
 import shutil
 import subprocess
@@ -166,6 +168,11 @@ def test_a_quoted_expression_in_pytest_args_stays_one_argument(tmp_path: Path) -
     assert (outputs["passed"], outputs["failed"], outputs["errored"]) == ("3", "0", "0")
     assert outputs["not-applicable"] == outputs["expected-failure"] == "0"
     assert steps[-1] == ("Gate", 0)
+    header = json.loads(Path(tmp_path / outputs["results"]).read_text("utf-8"))["header"]
+    assert header["environment"]["python"] == platform.python_version()
+    assert {"pytest", "pytest-bdd", "mcp", "pydantic-ai-slim", "hypothesis"} <= set(
+        header["environment"]
+    )
 
 
 def test_pytest_args_that_cannot_be_split_stop_the_job_in_one_line(tmp_path: Path) -> None:

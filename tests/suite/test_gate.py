@@ -235,6 +235,19 @@ def test_junit_xml_and_cucumber_json_are_written_on_request(
     assert len(ran) == 7
     skipped = {step["result"]["status"] for step in ran[NOT_APPLICABLE]["steps"]}
     assert skipped == {"skipped"}
+    # ... and its reason, as the message of each step.
+    reasons = {step["result"].get("error_message") for step in ran[NOT_APPLICABLE]["steps"]}
+    assert reasons == {"not applicable: gate: pool-rebuild: gate keeps no pool"}, reasons
+    # A crashed scenario: the steps before the failing one passed, those after it never ran.
+    statuses = [step["result"]["status"] for step in ran[CRASHED]["steps"]]
+    first = statuses.index("failed")
+    assert set(statuses[:first]) == {"passed"}
+    assert statuses[first + 1 :], statuses
+    assert set(statuses[first + 1 :]) == {"skipped"}, statuses
+    # JUnit XML: each test case at its scenario's feature file and line.
+    case = next(c for c in suite.findall("testcase") if c.get("name") == FAILED)
+    lines = (ROOT / str(case.get("file"))).read_text("utf-8").splitlines()
+    assert lines[int(case.get("line") or 0) - 1].strip() == f"Scenario: {FAILED}"
 
 
 def test_a_failing_run_ends_with_a_compact_summary_naming_the_bad_scenarios(

@@ -165,6 +165,12 @@ def test_junit_names_each_testcase_after_its_scenario_and_capability(
     for name, case in cases.items():
         properties = {p.get("name"): p.get("value") for p in case.iter("property")}
         assert properties["scenario_id"] == _ENTRIES[name].id
+        assert properties["sc_requirement"] == _ENTRIES[name].requirement.title
+        assert properties["sc_feature_file"] == case.get("file")
+        assert properties["sc_feature"]
+        feature = ROOT / str(case.get("file"))
+        line = feature.read_text("utf-8").splitlines()[int(case.get("line") or 0) - 1]
+        assert line.strip() == f"Scenario: {name}", (case.get("file"), case.get("line"))
     failure = cases[FOR_RUN].find("failure")
     assert failure is not None
     message = failure.get("message") or ""  # what CI dashboards list: expected and observed

@@ -25,12 +25,14 @@ from skill_conformance.errors import InputError
 from skill_conformance.options import positive_seconds, whole_mib, writable_file
 from skill_conformance.port import Ability, Implementation, Unsupported, cannot_drive
 from skill_conformance.runtime.context import ScenarioContext
+from skill_conformance.runtime.environment import environment
 from skill_conformance.runtime.interrupts import raise_on_sigterm
 from skill_conformance.runtime.loading import load_implementation
 from skill_conformance.runtime.memory import MemoryCap, cap_memory
 from skill_conformance.runtime.options import IMPL, OPTIONS, RESULTS, TRACEBACK, SuiteOption
 from skill_conformance.runtime.world import World
 from skill_conformance.testing.zygote import Zygote
+from skill_conformance.verdicts.cucumber import CucumberCompletion
 from skill_conformance.verdicts.expectations_apply import (
     AppliedExpectations,
     ChosenExpectations,
@@ -102,6 +104,7 @@ class ConformanceRun:
             adapter=implementation.name,
             adapter_version=implementation.version,
             impl=options.impl,
+            environment=environment(type(implementation).__module__),
         )
         self.scenarios: dict[str, ScenarioInfo] = {}
         """The scenarios collected in this process (under xdist: in this worker), by node id."""
@@ -136,6 +139,9 @@ class ConformanceRun:
             raise pytest.UsageError(str(error)) from None
         run = cls(config, options, implementation, chosen)
         config.pluginmanager.register(run.reporting, "skill-conformance-reporting")
+        ledger = run.reporting.ledger
+        completion = CucumberCompletion(lambda: {r.key: r for r in ledger.results()})
+        config.pluginmanager.register(completion, "skill-conformance-cucumber")
         run._memory = cap_memory(options.memory_limit_mib)
         main = threading.current_thread() is threading.main_thread()
         if main and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:  # leave others' handlers

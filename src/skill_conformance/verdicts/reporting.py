@@ -135,6 +135,12 @@ class Reporting:
         if call.when == "teardown" and _TROUBLE in item.stash:
             setattr(report, _TROUBLE_ATTRIBUTE, item.stash[_TROUBLE])
         report.location = (info.path, info.line - 1, info.title)
+        if call.when == "teardown":  # JUnit XML's properties of the test case, also under xdist
+            report.user_properties += [
+                ("sc_requirement", info.requirement),
+                ("sc_feature", info.feature),
+                ("sc_feature_file", info.path),
+            ]
         skipped_as = item.stash.get(_SKIPPED_AS, None)
         verdict = verdict_of(report, call, not_applicable=skipped_as is not None)
         if verdict is None:
@@ -144,6 +150,7 @@ class Reporting:
         else:
             reason = reason_of(report, call)
         raw = raw_of(report, call) if verdict is Verdict.EXPECTED_FAILURE else None
+        failed_step = item.stash.get(_FAILED_STEP, None) if call.when == "call" else None
         result = ScenarioResult(
             capability=info.capability,
             requirement_slug=info.requirement_slug,
@@ -154,13 +161,13 @@ class Reporting:
             reason=reason or "",
             raw=raw[0] if raw is not None else None,
             observed=raw[1] if raw is not None else "",
+            step=failed_step.text if failed_step is not None and call.excinfo is not None else "",
         )
         setattr(report, _ATTRIBUTE, result.to_json())
         if skipped_as is not None and report.skipped:
             report.longrepr = (info.path, info.line, f"{verdict.prose}: {reason}")
         elif verdict in (Verdict.FAILED, Verdict.ERRORED) and call.excinfo is not None:
-            step = item.stash.get(_FAILED_STEP, None) if call.when == "call" else None
-            block = failure_block(info, verdict, call.when, step, call.excinfo.value)
+            block = failure_block(info, verdict, call.when, failed_step, call.excinfo.value)
             if self.traceback:
                 block += ["", str(report.longrepr)]
             elif call.when != "teardown":  # JUnit takes the output from the teardown report
@@ -207,6 +214,9 @@ class Reporting:
         node = junit.node_reporter(report)
         node.add_attribute("classname", recorded.capability)
         node.add_attribute("name", recorded.name)
+        path, line, _ = report.location  # the scenario's feature file and line (made, above)
+        node.add_attribute("file", path)
+        node.add_attribute("line", str((line or 0) + 1))
         if report.when == "teardown":
             node.add_property("scenario_id", recorded.id)
             node.add_property("verdict", recorded.verdict.value)

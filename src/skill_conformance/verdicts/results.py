@@ -3,9 +3,12 @@
 A results file is JSON::
 
     {
-      "format": "skill-conformance-results/1",
+      "format": "skill-conformance-results/2",
       "header": {"suite_version": "0.1.0", "spec_digest": "sha256:...",
-                 "adapter": {"name": "reference", "version": "0.1.0"}, "impl": "reference"},
+                 "adapter": {"name": "reference", "version": "0.1.0"}, "impl": "reference",
+                 "environment": {"python": "3.12.3", "pytest": "9.0.1", "pytest-bdd": "9.0.0",
+                                 "mcp": "1.27.1", "pydantic-ai-slim": "1.102.0",
+                                 "hypothesis": "6.120.0", "mypackage": "1.4.0"}},
       "created": "2026-12-02T17:00:00+00:00",
       "exit_status": 0,
       "counts": {"passed": 55, "not-applicable": 1},
@@ -17,6 +20,11 @@ A results file is JSON::
          "reason": "the call did not fail; expected a not-found error, observed the text 'x'"}
       ]
     }
+
+``environment`` holds the versions the run depended on: Python's, the suite's dependencies', and
+the implementation's distribution's; a scenario's ``step`` is the step during which it failed or
+crashed, as its feature shows it. Format 2 added both; a format 1 file (without them) is read as
+before.
 
 A file that contradicts itself is refused, since any verdict read from it could be the wrong one: a
 scenario listed twice, ``counts`` that are not the scenarios' own, an exit status of 0 beside a
@@ -53,7 +61,9 @@ __all__ = [
     "write_results",
 ]
 
-FORMAT = "skill-conformance-results/1"
+FORMAT = "skill-conformance-results/2"
+FORMATS = ("skill-conformance-results/1", FORMAT)
+"""Every format this version reads: each adds to the one before, nothing taken away."""
 
 
 class ResultsError(InputError):
@@ -69,6 +79,8 @@ class Header:
     adapter: str
     adapter_version: str
     impl: str
+    environment: tuple[tuple[str, str], ...] = ()
+    """Python's version and the packages' the run depended on, as name/version pairs."""
 
     def line(self) -> str:
         """The header on one line, as the run prints it."""
@@ -103,6 +115,9 @@ class ScenarioResult:
     """For an expected failure, what the scenario really did: failed or errored."""
     observed: str = ""
     """For an expected failure, the reason of its raw verdict (the expectation's is ``reason``)."""
+    step: str = ""
+    """The step during which it failed or crashed, as its feature shows it (``Then the text
+    contains `x```); ``""`` when none did (a pass, a failure at set-up or tear-down)."""
 
     @property
     def key(self) -> str:
@@ -121,6 +136,8 @@ class ScenarioResult:
         }
         if self.raw is not None:
             entry.update(raw=self.raw.value, observed=self.observed)
+        if self.step:
+            entry["step"] = self.step
         return entry
 
     @classmethod
@@ -140,6 +157,7 @@ class ScenarioResult:
             reason=str(entry.get("reason", "")),
             raw=Verdict(entry["raw"]) if "raw" in entry else None,
             observed=str(entry.get("observed", "")),
+            step=str(entry.get("step", "")),
         )
 
 
@@ -168,6 +186,7 @@ class Results:
                 "spec_digest": self.header.spec_digest,
                 "adapter": {"name": self.header.adapter, "version": self.header.adapter_version},
                 "impl": self.header.impl,
+                "environment": dict(self.header.environment),
             },
             "created": self.created,
             "exit_status": self.exit_status,
@@ -209,15 +228,19 @@ class _InconsistentError(ValueError):
 
 
 def _parse(data: object) -> Results:
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
+    if not isinstance(data, dict) or data.get("format") not in FORMATS:
         raise ValueError(f"format is not {FORMAT!r}")
     head = data["header"]
+    environment = head.get("environment", {})
+    if not isinstance(environment, dict):
+        raise ValueError("header.environment is not a mapping of names to versions")
     header = Header(
         suite_version=str(head["suite_version"]),
         spec_digest=str(head["spec_digest"]),
         adapter=str(head["adapter"]["name"]),
         adapter_version=str(head["adapter"]["version"]),
         impl=str(head.get("impl", head["adapter"]["name"])),
+        environment=tuple((str(name), str(version)) for name, version in environment.items()),
     )
     scenarios = [ScenarioResult.from_json(entry) for entry in data["scenarios"]]
     status = data.get("exit_status")

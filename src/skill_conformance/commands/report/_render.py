@@ -91,10 +91,12 @@ def render_report(
         f'<p class="lead">Generated {_e(datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"))} '
         f"from {len(columns)} results file{'s' if len(columns) != 1 else ''}; scenario text from "
         f"the specs with digest <code>{_e(spec_digest[:23])}</code>.</p>",
+        _targets(),
+        _filter(failing_only),
+        _attention(columns, keys, entries),
         _runs(columns, spec_digest),
         _legend(),
         _overview(columns, keys, entries, clauses),
-        _filter(failing_only),
         *_capabilities(columns, keys, entries, clauses),
         _unknown(columns, known),
     ]
@@ -161,13 +163,52 @@ def _exit(status: int | None, interrupted: bool = False) -> str:
 
 
 def _chips(counts: Counter[Verdict], *, long: bool = False) -> str:
+    """A count per verdict, each a link that shows only the scenarios with that verdict."""
     chips = [
-        f'<span class="chip {v}" title="{_e(v.prose)}">'
-        f"{counts[v]}{' ' + _e(v.prose) if long else ''}</span>"
+        f'<a class="chip {v}" href="#{_only(v)}" title="show only the {_e(v.prose)} scenarios">'
+        f"{counts[v]}{' ' + _e(v.prose) if long else ''}</a>"
         for v in Verdict
         if counts[v]
     ]
     return "".join(chips) or '<span class="muted">no scenario</span>'
+
+
+def _only(verdict: Verdict) -> str:
+    """The fragment that shows only the scenarios with ``verdict`` (CSS ``:target``)."""
+    return f"only-{verdict.value}"
+
+
+def _targets() -> str:
+    """The targets of the count links: the page shows only one verdict while one is targeted."""
+    spans = "".join(f'<span id="{_only(v)}" class="target"></span>' for v in Verdict)
+    return f'<div class="targets">{spans}</div>'
+
+
+def _attention(
+    columns: Sequence[Column], keys: Sequence[dict[str, ScenarioResult]], entries: list[Entry]
+) -> str:
+    """The scenarios that did not pass, first on the page, each a link to its row."""
+    items = []
+    for entry in entries:
+        results = [by_key.get(entry.key) for by_key in keys]
+        if not shown(results):
+            continue
+        badges = "".join(
+            f'<span class="{r.verdict}"><span class="badge" title="{_e(c.label)}">'
+            f"{_e(r.verdict.prose)}</span></span>"
+            for c, r in zip(columns, results, strict=True)
+            if r is not None and r.verdict in _NOT_PASSING
+        )
+        items.append(
+            f'<li>{badges} <a href="#{_e(scenario_anchor(entry.key))}">'
+            f"{_e(entry.capability)} &gt; {_inline(entry.name)}</a></li>"
+        )
+    if not items:
+        return '<p class="attention none">Every scenario that ran passed or did not apply.</p>'
+    return (
+        f'<section class="attention"><h2 id="attention">Did not pass ({len(items)})</h2>'
+        f"<ul>{''.join(items)}</ul></section>"
+    )
 
 
 def _legend() -> str:
@@ -183,7 +224,8 @@ def _filter(failing_only: bool) -> str:
     return (
         '<p class="filter"><label><input type="checkbox" id="failing-only"'
         f"{checked}> Show only the scenarios that did not pass (failed, errored, expected "
-        "failure, unexpected pass, cannot drive) in at least one column</label></p>"
+        "failure, unexpected pass, cannot drive) in at least one column</label>"
+        ' <a class="show-all" href="#all">show every verdict</a></p>'
     )
 
 
@@ -292,9 +334,10 @@ def _capabilities(
             anchor = _anchor(capability, requirement.slug)
             yield f'<article class="requirement"><h3 id="{_e(anchor)}">{_inline(title)}</h3>'
             description = " ".join(line.strip() for line in requirement.description)
-            if description:
+            table = _clause_table(clauses.of(capability, requirement.slug))
+            if description and not table:  # else the clauses are its text, each sentence once
                 yield f'<p class="normative">{_inline(description)}</p>'
-            yield _clause_table(clauses.of(capability, requirement.slug))
+            yield table
             yield f'<table class="matrix"><tr class="head"><th>Scenario</th>{heads}</tr>'
             for entry in members:
                 results = [by_key.get(entry.key) for by_key in keys]
@@ -302,9 +345,16 @@ def _capabilities(
                     _verdict_cell(result, column.label)
                     for column, result in zip(columns, results, strict=True)
                 )
-                kind = "scenario failing" if shown(results) else "scenario"
+                verdicts = sorted({f"has-{r.verdict}" for r in results if r is not None})
+                kind = " ".join(["scenario", *(["failing"] if shown(results) else []), *verdicts])
                 anchor = _e(scenario_anchor(entry.key))
-                yield f'<tr id="{anchor}" class="{kind}">{_scenario_cell(entry)}{cells}</tr>'
+                failing = {
+                    r.step.partition(" ")[2]: column.label
+                    for column, r in zip(columns, results, strict=True)
+                    if r is not None and r.step
+                }
+                scenario = _scenario_cell(entry, failing)
+                yield f'<tr id="{anchor}" class="{kind}">{scenario}{cells}</tr>'
 
             yield "</table></article>"
         yield "</section>"
@@ -344,8 +394,9 @@ def _clause_table(clauses: list[ClauseEntry]) -> str:
     )
 
 
-def _scenario_cell(entry: Entry) -> str:
-    steps = "".join(_step(step) for step in entry.scenario.steps)
+def _scenario_cell(entry: Entry, failing: dict[str, str]) -> str:
+    """The scenario's name, clauses and steps; ``failing``: step text to the column it failed in."""
+    steps = "".join(_step(step, failing.get(step.text)) for step in entry.scenario.steps)
     checks = ", ".join(
         f'<a href="#{_e(clause_anchor(clause))}">{_e(clause)}</a>'
         for clause in entry.scenario.clauses
@@ -358,14 +409,18 @@ def _scenario_cell(entry: Entry) -> str:
     )
 
 
-def _step(step: Step) -> str:
+def _step(step: Step, failed_in: str | None = None) -> str:
     extra = ""
     if isinstance(step.argument, DocString):
         extra = f"<pre>{_e(step.argument.content)}</pre>"
     elif isinstance(step.argument, DataTable):
         rows = "\n".join(" | ".join(row) for row in step.argument.rows)
         extra = f"<pre>{_e(rows)}</pre>"
-    return f'<li><span class="kw">{_e(step.keyword)}</span> {_inline(step.text)}{extra}</li>'
+    mark = ""
+    if failed_in is not None:
+        mark = f' class="failed-step" title="failed here ({_e(failed_in)})"'
+    text = f'<span class="kw">{_e(step.keyword)}</span> {_inline(step.text)}{extra}'
+    return f"<li{mark}>{text}</li>"
 
 
 def _verdict_cell(result: ScenarioResult | None, label: str) -> str:
