@@ -161,7 +161,7 @@ def test_the_timeline_shows_where_each_scenario_changed(
         (repo["tip"], Verdict.PASSED),
     ]
     row = next(line for line in page.splitlines() if 'title="skill-tools/uri"' in line)
-    first_failing, first_passing = row.split("<td>")[1:3]
+    first_failing, first_passing = row.split('<td class="when">')[1:3]
     assert f'<a href="https://x/{repo["skills"]}">{repo["skills"][:9]}</a>' in first_failing
     assert repo["start"][:9] in first_passing
     assert row.count('class="undriven"') == 1  # the merge, whose run wrote no results

@@ -150,24 +150,64 @@ def _changes(row: Row, commits: Sequence[Commit], url: str | None) -> str:
 
 
 _CSS = """
-table.timeline { border-collapse: collapse; font-size: 12px; }
-table.timeline td, table.timeline th { border: 1px solid var(--line); padding: 2px 4px; }
+/* The table scrolls in its own box, both ways, so the page is never wider than the screen; the
+   commits' row and the scenarios' column stay in sight while it scrolls. */
+div.timeline { overflow: auto; max-width: 100%; max-height: 88vh; border: 1px solid var(--line); }
+table.timeline { border-collapse: separate; border-spacing: 0; font-size: 12px; width: auto;
+  margin: 0; }
+table.timeline td, table.timeline th { border: 0; border-right: 1px solid var(--line);
+  border-bottom: 1px solid var(--line); padding: 2px 4px; }
 table.timeline td.passed, table.timeline td.failed, table.timeline td.errored,
 table.timeline td.not-applicable, table.timeline td.undriven, table.timeline td.absent,
 table.timeline td.cannot-drive { width: 14px; min-width: 14px; padding: 0; }
-table.timeline td.passed { background: var(--passed); }
-table.timeline td.failed { background: var(--failed); }
-table.timeline td.errored { background: var(--errored); }
-table.timeline td.not-applicable { background: var(--not-applicable-bg); }
-table.timeline td.undriven, table.timeline td.cannot-drive { background: repeating-linear-gradient(
+table.timeline td.passed, .legend-cells .passed { background: var(--passed); }
+table.timeline td.failed, .legend-cells .failed { background: var(--failed); }
+table.timeline td.errored, .legend-cells .errored { background: var(--errored); }
+table.timeline td.not-applicable, .legend-cells .not-applicable {
+  background: var(--not-applicable-bg); }
+table.timeline td.undriven, table.timeline td.cannot-drive, .legend-cells .undriven {
+  background: repeating-linear-gradient(
   45deg, var(--cannot-drive-bg), var(--cannot-drive-bg) 3px, #fff 3px, #fff 6px); }
+.legend-cells .absent { background: #fff; }
+table.timeline tr.commits th { position: sticky; top: 0; z-index: 2; background: #f6f8fa; }
 table.timeline th.commit { writing-mode: vertical-rl; transform: rotate(180deg);
   font-weight: normal; white-space: nowrap; vertical-align: bottom; }
-table.timeline tr.capability th { background: #f6f8fa; text-align: left; font-size: 14px; }
-table.timeline tr.requirement th { text-align: left; font-weight: normal; font-style: italic; }
-table.timeline td.name { white-space: nowrap; max-width: 36em; overflow: hidden;
-  text-overflow: ellipsis; }
+table.timeline tr.capability th, table.timeline tr.requirement th { text-align: left;
+  position: sticky; left: 0; }
+table.timeline tr.capability th { background: #f6f8fa; font-size: 14px; }
+table.timeline tr.requirement th { font-weight: normal; font-style: italic; background: #fff; }
+table.timeline .name { position: sticky; left: 0; z-index: 1; background: #fff;
+  white-space: nowrap; max-width: 30em; overflow: hidden; text-overflow: ellipsis; }
+table.timeline tr.commits th.name { z-index: 3; background: #f6f8fa; }
+ul.legend-cells { list-style: none; padding: 0; margin: 8px 0 12px; display: flex;
+  flex-wrap: wrap; gap: 4px 16px; }
+ul.legend-cells span { display: inline-block; width: 14px; height: 14px; margin-right: 5px;
+  vertical-align: -2px; border: 1px solid var(--line); }
+/* A phone: the scenario's name narrower, the when-columns left out (the cells say it). */
+@media (max-width: 640px) {
+  table.timeline { display: table; }
+  table.timeline tbody { display: table-row-group; }
+  table.timeline tr { display: table-row; border: 0; margin: 0; border-radius: 0; }
+  table.timeline th, table.timeline td { display: table-cell; width: auto;
+    border: 0; border-right: 1px solid var(--line); border-bottom: 1px solid var(--line); }
+  table.timeline .name { max-width: 9.5em; min-width: 8em; white-space: normal; }
+  table.timeline .when { display: none; }
+}
 """
+
+_LEGEND = (
+    ("passed", "passed"),
+    ("failed", "failed"),
+    ("errored", "errored: crashed or hung"),
+    ("not-applicable", "not applicable"),
+    ("undriven", "no verdicts: not built, or the adapter cannot drive it"),
+    ("absent", "no such scenario at this commit"),
+)
+
+
+def _legend() -> str:
+    items = "".join(f'<li><span class="{kind}"></span>{_e(text)}</li>' for kind, text in _LEGEND)
+    return f'<ul class="legend-cells">{items}</ul>'
 
 
 def render_timeline(
@@ -191,10 +231,12 @@ def render_timeline(
         f'<p class="lead">{len(commits)} commits, oldest first; {len(timeline.rows)} scenarios. '
         "Each cell is what the scenario really did at that commit (expectations set aside); "
         "hover for the observation.</p>",
+        _legend(),
         _not_judged(timeline, commit_url),
-        '<table class="timeline">',
-        "<tr><th>scenario</th><th>first failing</th><th>first passing</th><th>changes</th>"
-        f"{heads}</tr>",
+        '<div class="timeline"><table class="timeline">',
+        '<tr class="commits"><th class="name">scenario</th>'
+        '<th class="when">first failing</th><th class="when">first passing</th>'
+        f'<th class="when">changes</th>{heads}</tr>',
     ]
     capability = requirement = None
     width = 4 + len(commits)
@@ -213,11 +255,11 @@ def render_timeline(
         )
         lines.append(
             f'<tr><td class="name" title="{_e(row.key)}">{_e(row.name)}</td>'
-            f"<td>{_where(row.first(commits, _FAILING), commit_url)}</td>"
-            f"<td>{_where(row.first(commits, frozenset({Verdict.PASSED})), commit_url)}</td>"
-            f"<td>{_changes(row, commits, commit_url)}</td>{cells}</tr>"
+            f'<td class="when">{_where(row.first(commits, _FAILING), commit_url)}</td>'
+            f'<td class="when">{_where(row.first(commits, frozenset({Verdict.PASSED})), commit_url)}'
+            f'</td><td class="when">{_changes(row, commits, commit_url)}</td>{cells}</tr>'
         )
-    lines.append("</table>")
+    lines.append("</table></div>")
     css = (
         resources.files("skill_conformance.commands.report")
         .joinpath("report.css")
@@ -225,6 +267,7 @@ def render_timeline(
     )
     return (
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         f"<title>{_e(title)}</title>\n<style>\n{css}{_CSS}</style>\n</head>\n<body>\n"
         + "\n".join(line for line in lines if line)
         + "\n</body>\n</html>\n"
