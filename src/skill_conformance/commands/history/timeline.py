@@ -22,6 +22,7 @@ from skill_conformance.verdicts.verdict import Verdict
 __all__ = ["Row", "Step", "Timeline", "Transition", "render_findings", "render_timeline"]
 
 _FAILING = frozenset({Verdict.FAILED, Verdict.ERRORED})
+_PASSING = frozenset({Verdict.PASSED})
 
 
 @dataclass(frozen=True)
@@ -256,8 +257,8 @@ def render_timeline(
         lines.append(
             f'<tr><td class="name" title="{_e(row.key)}">{_e(row.name)}</td>'
             f'<td class="when">{_where(row.first(commits, _FAILING), commit_url)}</td>'
-            f'<td class="when">{_where(row.first(commits, frozenset({Verdict.PASSED})), commit_url)}'
-            f'</td><td class="when">{_changes(row, commits, commit_url)}</td>{cells}</tr>'
+            f'<td class="when">{_where(row.first(commits, _PASSING), commit_url)}</td>'
+            f'<td class="when">{_changes(row, commits, commit_url)}</td>{cells}</tr>'
         )
     lines.append("</table></div>")
     css = (
