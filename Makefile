@@ -107,7 +107,7 @@ venvs: $(THIRD_PARTY_VENVS) $(MASTRA)/.built ## One environment per third-party 
 .PHONY: matrix
 matrix: sync $(THIRD_PARTY_VENVS) $(MASTRA)/.built ## Every implementation into build/matrix/ (+REAL_PYTHON=venv python...), report index.html
 	rm -rf build/matrix
-	$(UV) run --frozen python -m skill_conformance.matrix --out build/matrix \
+	$(UV) run --frozen python -m skill_conformance.commands.matrix --out build/matrix \
 		--run reference=.venv/bin/python \
 		$(foreach p,$(REAL_PYTHON),--run agentpool=$(p)) \
 		$(foreach n,$(THIRD_PARTY),--run $(n)=build/venvs/$(n)/bin/python) \
@@ -133,7 +133,7 @@ conformance-oldest: $(UV) ## The conformance run at the oldest pins the suite su
 	rm -rf build/oldest && $(UV) venv --quiet build/oldest
 	$(UV) pip install --quiet --python build/oldest/bin/python $(OLDEST) -e .
 	build/oldest/bin/python -m skill_conformance run --impl reference -q
-	build/oldest/bin/python -m pytest tests/suite/test_compat.py -p no:cacheprovider -q
+	build/oldest/bin/python -m pytest tests/runs/test_compat.py -p no:cacheprovider -q
 
 # An interpreter of version $(1) (pyenv's where pyenv manages it), or nothing.
 find-python = $(shell PYENV_VERSION=$$(pyenv versions --bare 2>/dev/null | grep -m1 '^$(1)') \

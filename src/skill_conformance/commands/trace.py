@@ -16,20 +16,27 @@ Four questions, each answered from the files themselves:
 
 from __future__ import annotations
 
+import argparse
 import re
 import subprocess
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from skill_conformance.catalogue import Catalogue, ClauseEntry, Entry
+from skill_conformance.bundled import features_dir, specs_dir
+from skill_conformance.catalogue import Catalogue, ClauseEntry, Entry, load_catalogue, specs_of
+from skill_conformance.commands._status import FAILED, FOUND, OK
+from skill_conformance.commands._status import error as _error
+from skill_conformance.gherkin import UsageError
 from skill_conformance.gherkin.model import Delta
 
 __all__ = [
     "ClauseCheck",
     "Coverage",
     "StepCheck",
+    "add_trace",
     "check_clauses",
     "check_steps",
     "coverage_against",
@@ -236,3 +243,67 @@ def own_lines(missing_scenarios: Sequence[str], steps: StepCheck | None) -> list
         else:
             lines.append(f"undefined steps: {len(steps.undefined)}, unbound: {len(steps.unbound)}")
     return lines
+
+
+def _trace(args: argparse.Namespace) -> int:
+    """Run ``skill-conformance trace``: exit 1 when a requirement or a step is uncovered."""
+    try:
+        ours = load_catalogue(Path(args.specs))
+        theirs = (
+            load_catalogue(specs_of(Path(args.against)), lenient=True) if args.against else None
+        )
+    except UsageError as error:
+        return _error(str(error))
+    problems = [str(problem) for problem in ours.problems]
+    missing = requirements_without_scenarios(ours)
+    clauses = check_clauses(ours)
+    steps = None if args.no_steps else check_steps(Path(args.root), args.steps, args.features)
+    lines = [f"spec does not parse: {problem}" for problem in problems]
+    lines += clauses.lines()
+    lines += own_lines(missing, steps)
+    if theirs is not None:
+        lines.append(f"against {args.against}:")
+        lines += coverage_lines(coverage_against(ours, theirs), verbose=args.verbose)
+    print("\n".join(lines))
+    if theirs is not None and theirs.unreadable:  # its coverage above is incomplete
+        for problem in theirs.unreadable:
+            _error(f"--against: {problem} (left out of the coverage above)")
+        return FAILED
+    unchecked = clauses.unchecked and not args.allow_unchecked
+    failed = problems or missing or unchecked or clauses.unmarked
+    return FOUND if failed or (steps is not None and not steps.ok) else OK
+
+
+def add_trace(commands: argparse._SubParsersAction[Any]) -> None:
+    """Add ``skill-conformance trace`` to the command line."""
+    trace = commands.add_parser(
+        "trace",
+        help="check that every clause and requirement has a scenario and every step a definition",
+        description="List each normative clause of the specs with the scenarios that check it. "
+        "Exit 0 when every clause has a scenario (or a stated reason why none can check it), "
+        "every SHALL or MUST is inside a clause, every requirement has a scenario and every "
+        "step of features/ a definition; 1 when not; 2 on errors. With --against, also list "
+        "which scenarios of another OpenSpec tree this suite covers by title (informational).",
+    )
+    trace.add_argument("--specs", default=str(specs_dir()), metavar="DIR", help="our specs")
+    trace.add_argument(
+        "--features", default=str(features_dir()), metavar="DIR", help="our features"
+    )
+    trace.add_argument(
+        "--steps",
+        default=str(Path(__file__).resolve().parents[1] / "steps"),
+        metavar="PATH",
+        help="the tests binding the features (default: the suite's own)",
+    )
+    trace.add_argument("--root", default=".", metavar="DIR", help="where pytest runs (default: .)")
+    trace.add_argument("--no-steps", action="store_true", help="skip the step definition check")
+    trace.add_argument(
+        "--allow-unchecked",
+        action="store_true",
+        help="list clauses no scenario checks without failing on them",
+    )
+    trace.add_argument(
+        "--against", metavar="DIR", help="another OpenSpec tree (its specs/ if it has one)"
+    )
+    trace.add_argument("--verbose", action="store_true", help="list covered scenarios too")
+    trace.set_defaults(command=_trace)
