@@ -355,13 +355,23 @@ def then_listed_description(conformance: ScenarioContext, name: str, text: str) 
 
 
 def _loaded(conformance: ScenarioContext, name: str) -> str:
-    text = conformance.start().load_skill(name)
+    # Inside the attempt: a refusal of the implementation is the wrong behaviour here (failed),
+    # not a crash of the call (errored).
+    outcome = conformance.attempt(lambda: conformance.start().load_skill(name))
+    expect(
+        outcome.error is None,
+        f"load_skill({name!r}) was refused",
+        expected=f"the text of {name!r}",
+        observed=f"{outcome.error}",
+    )
+    text = outcome.value
     expect(
         isinstance(text, str),
         f"load_skill({name!r}) did not return text",
         expected="a str",
         observed=type(text).__name__,
     )
+    assert isinstance(text, str)
     return text
 
 
