@@ -57,6 +57,10 @@ class ErrorKind(StrEnum):
     NOT_FOUND = "not-found"
     SECURITY = "security"
     INVALID_CONFIG = "invalid-config"
+    RUN_ENDED = "run-ended"
+    """The implementation's refusal ended the agent's run (an exception out of it) instead of
+    reaching the model as a result it could act on; the message says what ended it. Never a
+    kind the specs accept: a refusal is something the agent continues from."""
     UNCLASSIFIED = "unclassified"
     """The implementation refused or failed with an error that names none of the kinds above.
 

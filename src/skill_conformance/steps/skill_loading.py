@@ -354,6 +354,29 @@ def then_listed_description(conformance: ScenarioContext, name: str, text: str) 
     )
 
 
+@then(step("no listed description is longer than {limit:n} characters"))
+def then_descriptions_bounded(conformance: ScenarioContext, limit: int) -> None:
+    for entry in _listing(conformance):
+        expect(
+            len(entry.description) <= limit,
+            f"the catalogue carries the description of {entry.name!r} whole",
+            expected=f"at most {limit} characters",
+            observed=f"{len(entry.description):,} characters",
+        )
+
+
+@then(step("the skill `{name:v}` is either not listed or listed with the description `{text:v}`"))
+def then_refused_or_whole(conformance: ScenarioContext, name: str, text: str) -> None:
+    for entry in _listing(conformance):
+        if entry.name == name:
+            expect(
+                entry.description == text,
+                f"the listed skill {name!r} has its description changed",
+                expected=f"{text!r}, or the skill refused",
+                observed=_excerpt(entry.description),
+            )
+
+
 def _loaded(conformance: ScenarioContext, name: str) -> str:
     # Inside the attempt: a refusal of the implementation is the wrong behaviour here (failed),
     # not a crash of the call (errored).
