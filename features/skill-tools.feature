@@ -522,20 +522,20 @@ Feature: skill-tools
       Then no result or error reveals a host path
       And the skill `my-skill` still loads
 
-    @id:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded.a-reference-linking-by-absolute-path-to-a-file-of-its-own-skill-is-read @added-by:skill-conformance @needs:symlinks @needs:skill-uri @clause:tools.bounds.inside-links
+    @id:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded.a-reference-linking-by-absolute-path-to-a-file-of-its-own-skill-is-read @added-by:skill-conformance @needs:symlinks @needs:read-file @clause:tools.bounds.inside-links
     Scenario: A reference linking by absolute path to a file of its own skill is read
       Given a skill `my-skill`
       And the skill `my-skill` has the reference file `references/guide.md` containing `GUIDE-CONTENT`
       And the skill `my-skill` has the reference `references/alias.md` linking by absolute path to its file `references/guide.md`
-      When `load_skill` is called with `skill://my-skill/references/alias.md`
+      When the file `references/alias.md` of the skill `my-skill` is read
       Then the text contains `GUIDE-CONTENT`
 
-    @id:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded.a-reference-linking-up-to-a-file-of-its-own-skill-is-read @added-by:skill-conformance @needs:symlinks @needs:skill-uri @clause:tools.bounds.inside-links
+    @id:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded.a-reference-linking-up-to-a-file-of-its-own-skill-is-read @added-by:skill-conformance @needs:symlinks @needs:read-file @clause:tools.bounds.inside-links
     Scenario: A reference linking up to a file of its own skill is read
       Given a skill `my-skill`
       And the skill `my-skill` has the reference file `references/guide.md` containing `GUIDE-CONTENT`
       And the skill `my-skill` has the reference `references/nested/up.md` linking to `../guide.md`
-      When `load_skill` is called with `skill://my-skill/references/nested/up.md`
+      When the file `references/nested/up.md` of the skill `my-skill` is read
       Then the text contains `GUIDE-CONTENT`
 
     @id:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded.a-reference-path-holding-a-nul-byte-gives-an-error-never-a-crash @added-by:skill-conformance @needs:skill-uri @needs:error-kinds @clause:tools.bounds.error-kinds @clause:tools.bounds.no-host-path
@@ -553,13 +553,13 @@ Feature: skill-tools
       Then the call fails with a not-found, security or invalid-config error
       And no result or error reveals a host path
 
-    @id:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded.a-link-inside-the-skill-is-followed-when-the-skills-directory-is-reached-through-a-link @added-by:skill-conformance @needs:symlinks @needs:skill-uri @clause:tools.bounds.inside-links
+    @id:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded.a-link-inside-the-skill-is-followed-when-the-skills-directory-is-reached-through-a-link @added-by:skill-conformance @needs:symlinks @needs:read-file @clause:tools.bounds.inside-links
     Scenario: A link inside the skill is followed when the skills directory is reached through a link
       Given the skills directory is reached through a symbolic link
       And a skill `my-skill`
       And the skill `my-skill` has the reference file `references/guide.md` containing `GUIDE-CONTENT`
       And the skill `my-skill` has the reference `references/alias.md` linking by absolute path to its file `references/guide.md`
-      When `load_skill` is called with `skill://my-skill/references/alias.md`
+      When the file `references/alias.md` of the skill `my-skill` is read
       Then the text contains `GUIDE-CONTENT`
 
     @id:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded.a-file-the-reader-does-not-find-is-refused-and-the-agent-s-run-goes-on @added-by:skill-conformance @needs:read-file @clause:tools.load.refusal-result @clause:tools.bounds.no-host-path
@@ -639,31 +639,6 @@ Feature: skill-tools
       Then the agent's run goes on after the call
       And no result or error reveals a host path
 
-    @id:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded.a-file-linking-by-absolute-path-to-a-file-of-its-own-skill-is-read @added-by:skill-conformance @needs:read-file @needs:symlinks @clause:tools.bounds.inside-links
-    Scenario: A file linking by absolute path to a file of its own skill is read
-      Given a skill `my-skill`
-      And the skill `my-skill` has the reference file `references/guide.md` containing `GUIDE-CONTENT`
-      And the skill `my-skill` has the reference `references/alias.md` linking by absolute path to its file `references/guide.md`
-      When the file `references/alias.md` of the skill `my-skill` is read
-      Then the text contains `GUIDE-CONTENT`
-
-    @id:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded.a-file-linking-up-to-a-file-of-its-own-skill-is-read @added-by:skill-conformance @needs:read-file @needs:symlinks @clause:tools.bounds.inside-links
-    Scenario: A file linking up to a file of its own skill is read
-      Given a skill `my-skill`
-      And the skill `my-skill` has the reference file `references/guide.md` containing `GUIDE-CONTENT`
-      And the skill `my-skill` has the reference `references/nested/up.md` linking to `../guide.md`
-      When the file `references/nested/up.md` of the skill `my-skill` is read
-      Then the text contains `GUIDE-CONTENT`
-
-    @id:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded.a-file-s-link-inside-the-skill-is-followed-when-the-skills-directory-is-reached-through-a-link @added-by:skill-conformance @needs:read-file @needs:symlinks @clause:tools.bounds.inside-links
-    Scenario: A file's link inside the skill is followed when the skills directory is reached through a link
-      Given the skills directory is reached through a symbolic link
-      And a skill `my-skill`
-      And the skill `my-skill` has the reference file `references/guide.md` containing `GUIDE-CONTENT`
-      And the skill `my-skill` has the reference `references/alias.md` linking by absolute path to its file `references/guide.md`
-      When the file `references/alias.md` of the skill `my-skill` is read
-      Then the text contains `GUIDE-CONTENT`
-
   @requirement:a-reference-path-in-a-skill-uri-shall-be-percent-decoded-exactly-once @delta:baseline @added-by:skill-conformance
   Rule: A reference path in a skill URI SHALL be percent-decoded exactly once
     [tools.decode.uri-once] The path of a `skill://{name}/{path}` URI SHALL be percent-decoded exactly
@@ -705,17 +680,8 @@ Feature: skill-tools
     every import fails. The open descriptors are counted in the process that runs the implementation
     when it is the suite's own.
 
-    @id:a-refused-reference-read-shall-leave-no-file-descriptor-open.refused-reads-leave-no-descriptor-open @added-by:skill-conformance @needs:skill-uri @needs:symlinks @clause:tools.release.descriptors
+    @id:a-refused-reference-read-shall-leave-no-file-descriptor-open.refused-reads-leave-no-descriptor-open @added-by:skill-conformance @needs:read-file @needs:symlinks @clause:tools.release.descriptors
     Scenario: Refused reads leave no descriptor open
-      Given a skill `my-skill`
-      And the skill `my-skill` has the reference `references/loop.md` linking to `loop.md`
-      And the skill `my-skill` has the sparse reference file `references/huge.md` of 17 MiB
-      And the skill `my-skill` has the reference file `references/nested/guide.md` containing `GUIDE-CONTENT`
-      When `load_skill` is called 20 times with each of `skill://my-skill/references/loop.md`, `skill://my-skill/references/huge.md`, `skill://my-skill/references/nested` and `skill://my-skill/references/missing.md`, which must finish without blocking
-      Then the process holds no more open file descriptors than before those calls
-
-    @id:a-refused-reference-read-shall-leave-no-file-descriptor-open.refused-reads-of-a-skill-s-files-leave-no-descriptor-open @added-by:skill-conformance @needs:read-file @needs:symlinks @clause:tools.release.descriptors
-    Scenario: Refused reads of a skill's files leave no descriptor open
       Given a skill `my-skill`
       And the skill `my-skill` has the reference `references/loop.md` linking to `loop.md`
       And the skill `my-skill` has the sparse reference file `references/huge.md` of 17 MiB
