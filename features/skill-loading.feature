@@ -464,9 +464,12 @@ Feature: skill-loading
     name SHALL still load, under the name it declares, and [loading.name.differs-reported] SHALL be
     reported: the format asks for the two to match, but its guidance for clients and most loaders treat a
     mismatch as a warning. [loading.name.duplicate-winner] When two folders declare the same name, exactly
-    one skill of that name SHALL load: the one whose folder has that name, or else the one whose folder
-    name sorts first; [loading.name.duplicate-reported] the other SHALL be reported, and the problem SHALL
-    name the file of the copy that does not load, never that of the one that does. Preferring the matching folder means a copy with a stray name can never shadow the skill it names.
+    one skill of that name SHALL load, with the description its own `SKILL.md` gives: the format's
+    guidance for clients lets the first found or the last found win, so long as the choice is
+    consistent, and AgentPool prefers the one whose folder has that name, or else the one whose folder
+    name sorts first (a copy with a stray name then never shadows the skill it names); any of these is
+    conformant. [loading.name.duplicate-reported] The other SHALL be reported, and the problem SHALL
+    name the file of the copy that does not load, never that of the one that does.
     A loader that follows the format refuses a name differing from its folder, and is not wrong by the
     format: loading such a name, and choosing among copies that declare one, is lenient loading, needed
     only of implementations that do it (`lenient-loading`). Likewise the guidance lets a client keep a
@@ -628,8 +631,8 @@ Feature: skill-loading
         """
       When `list_skills` is called
       Then the listed skill names are exactly `healthy`, `shared` and `tidy`
-      And the listed skill `tidy` has the description `The real one.`
-      And the listed skill `shared` has the description `First in folder order.`
+      And the listed skill `tidy` has the description `The real one.` or `A stray copy.`
+      And the listed skill `shared` has the description `First in folder order.` or `Second in folder order.`
       And the skill `healthy` still loads
 
     @id:a-skill-s-name-shall-follow-the-format-and-a-name-differing-from-its-folder-shall-still-load.names-of-one-character-digits-and-single-hyphens-load @added-by:skill-conformance @clause:loading.name.chars @clause:loading.name.length
@@ -656,7 +659,7 @@ Feature: skill-loading
         """
       When `list_skills` is called
       Then the listed skill names are exactly `tidy`
-      And exactly one problem names `a-copy/SKILL.md`, the line 2 and `name`
+      And exactly one problem names the `SKILL.md` of the copy of `tidy` that is not listed, the line 2 and `name`
 
   @requirement:a-skill-shall-have-a-description-of-1-to-1024-characters @delta:baseline @added-by:skill-conformance
   Rule: A skill SHALL have a description of 1 to 1024 characters

@@ -534,8 +534,8 @@ Feature: skill-tools
     Scenario: A reference linking up to a file of its own skill is read
       Given a skill `my-skill`
       And the skill `my-skill` has the reference file `references/guide.md` containing `GUIDE-CONTENT`
-      And the skill `my-skill` has the reference `references/nested/up.md` linking to `../guide.md`
-      When the file `references/nested/up.md` of the skill `my-skill` is read
+      And the skill `my-skill` has the reference `references/up.md` linking to `../references/guide.md`
+      When the file `references/up.md` of the skill `my-skill` is read
       Then the text contains `GUIDE-CONTENT`
 
     @id:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded.a-reference-path-holding-a-nul-byte-gives-an-error-never-a-crash @added-by:skill-conformance @needs:skill-uri @needs:error-kinds @clause:tools.bounds.error-kinds @clause:tools.bounds.no-host-path
