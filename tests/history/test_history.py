@@ -169,10 +169,11 @@ def test_the_timeline_shows_where_each_scenario_changed(
     findings = (out / "findings.md").read_text()
     section = findings.split(f"## `{repo['skills'][:9]}` skills: break loading")[1]
     assert "the gate fails; 1 regressed" in section.split("##")[0]
-    assert "- regressed: skill-tools > uri (passed → failed): observed skill://local/x" in section
+    seen = "observed skill:\u2060//local/x"  # not made a link
+    assert f"- regressed: skill-tools &gt; uri (passed → failed): {seen}" in section
     tip = findings.split(f"## `{repo['tip'][:9]}`")[1]  # against `skills`: the merge is skipped
     assert f"Against `{repo['skills'][:9]}`: the gate passes; 0 regressed, 1 fixed" in tip
-    assert "- changed: skill-tools > tools (failed → errored): crashed" in tip
+    assert "- changed: skill-tools &gt; tools (failed → errored): crashed" in tip
 
 
 def test_a_commit_the_adapter_cannot_drive_is_not_a_column_of_failures(tmp_path: Path) -> None:
@@ -211,7 +212,8 @@ def test_a_pull_request_is_judged_against_its_merge_base(
     assert line.startswith(f"PR #7 ({repo['pr'][:9]} against merge base {repo['skills'][:9]})")
     assert "the gate passes: 0 regressed, 2 fixed" in line
     text = (out / "pr-7.md").read_text()
-    assert f"`#7 merge base {repo['skills'][:9]}` → `#7 head {repo['pr'][:9]}`" in text
+    pr = "\\#\u20607"  # neither a heading nor a link to issue 7
+    assert f"{pr} merge base {repo['skills'][:9]} → {pr} head {repo['pr'][:9]}" in text
 
 
 def test_each_commit_is_checked_out_in_a_directory_of_its_own(

@@ -20,6 +20,7 @@ from skill_conformance.commands.trace import (
     requirements_without_scenarios,
 )
 from skill_conformance.errors import InputError
+from skill_conformance.escape.terminal import printable
 from skill_conformance.gherkin import UsageError
 from skill_conformance.options import OptionError, writable_file
 from skill_conformance.verdicts.baseline import write_baseline
@@ -31,7 +32,7 @@ OK, FOUND, FAILED = 0, 1, 2
 
 
 def _error(message: str) -> int:
-    print(f"skill-conformance: error: {message}", file=sys.stderr)
+    print(f"skill-conformance: error: {printable(message)}", file=sys.stderr)
     return FAILED
 
 
@@ -87,7 +88,7 @@ def _trace(args: argparse.Namespace) -> int:
     if theirs is not None:
         lines.append(f"against {args.against}:")
         lines += coverage_lines(coverage_against(ours, theirs), verbose=args.verbose)
-    print("\n".join(lines))
+    print("\n".join(map(printable, lines)))
     if theirs is not None and theirs.unreadable:  # its coverage above is incomplete
         for problem in theirs.unreadable:
             _error(f"--against: {problem} (left out of the coverage above)")
@@ -113,10 +114,11 @@ def _expectations(args: argparse.Namespace) -> int:
     except OSError as error:
         return _error(f"--out: cannot write {out}: {error.strerror or error}")
     listed = len(baseline.expectations.reasons)
+    adapter = printable(f"{results.header.adapter} {results.header.adapter_version}")
     print(
-        f"wrote {args.out}: {listed} expected failures of {results.header.adapter} "
-        f"{results.header.adapter_version} ({len(baseline.added)} new, {len(baseline.kept)} "
-        f"kept, {len(baseline.dropped)} dropped as no longer failing)"
+        f"wrote {args.out}: {listed} expected failures of {adapter} "
+        f"({len(baseline.added)} new, {len(baseline.kept)} kept, "
+        f"{len(baseline.dropped)} dropped as no longer failing)"
     )
     return OK
 
