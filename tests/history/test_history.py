@@ -13,6 +13,7 @@ from skill_conformance.commands.history import judge_pull_request, write_history
 from skill_conformance.commands.history.build import BuildError, UvBuilder
 from skill_conformance.commands.history.commits import Commit, commit, first_parent_commits
 from skill_conformance.commands.history.record import Recorder
+from skill_conformance.commands.main import main
 from skill_conformance.verdicts.results import Header, Results, ScenarioResult, write_results
 from skill_conformance.verdicts.verdict import Verdict
 
@@ -230,3 +231,35 @@ def test_each_commit_is_checked_out_in_a_directory_of_its_own(
     assert (builder.checkout(pr) / SKILLS).read_text() == "v2\n"
     with pytest.raises(BuildError, match=r"^the commit has no uv\.lock$"):
         builder.build(start)
+
+
+def test_the_tip_is_checked_out_on_a_fresh_cache(repo: dict[str, str], tmp_path: Path) -> None:
+    # A clone's HEAD is already the tip: its checkout held only .git ("the commit has no uv.lock").
+    root = Path(repo["root"])
+    builder = UvBuilder(root, tmp_path / "cache", suite=tmp_path, python=sys.executable)
+    tip = builder.checkout(commit(root, repo["tip"]))
+    assert (tip / "other.txt").read_text() == "z\n"
+    assert (tip / SKILLS).read_text() == "v1\n"
+
+
+@pytest.mark.parametrize("option", ["--since", "--until"])
+@pytest.mark.parametrize("value", ["--output={out}", "-p", "--exec-path={out}", "nonexistent"])
+def test_a_revision_is_never_an_option_to_git(
+    repo: dict[str, str],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    option: str,
+    value: str,
+) -> None:
+    out = tmp_path / "written-by-git"
+    given = value.format(out=out)
+    others = {"--since": repo["start"], "--until": "main", option: given}
+    argv = ["history", "--repo", repo["root"], "--cache", str(tmp_path / "cache")]
+    argv += ["--suite", str(tmp_path), "--python", sys.executable]
+    argv += [f"{name}={revision}" for name, revision in others.items()]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    root = repo["root"]
+    assert err == f"skill-conformance: error: {option}: {given!r} is not a commit of {root}\n"
+    assert not out.exists()
+    assert not (tmp_path / "cache").exists()  # nothing built, nothing run

@@ -133,10 +133,9 @@ def check_steps(root: Path, tests: str, features: str, timeout: float = 300.0) -
         sys.executable,
         "-m",
         "pytest",
-        tests,
+        str((root / tests).resolve()),  # a path, never an option, whatever its first character
         "--generate-missing",
-        "--feature",
-        features,
+        f"--feature={(root / features).resolve()}",
         "-p",
         "no:cacheprovider",
         "--color=no",
