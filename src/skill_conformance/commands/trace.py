@@ -29,6 +29,7 @@ from skill_conformance.bundled import features_dir, specs_dir
 from skill_conformance.catalogue import Catalogue, ClauseEntry, Entry, load_catalogue, specs_of
 from skill_conformance.commands._status import FAILED, FOUND, OK
 from skill_conformance.commands._status import error as _error
+from skill_conformance.escape.terminal import printable
 from skill_conformance.gherkin import UsageError
 from skill_conformance.gherkin.model import Delta
 
@@ -140,10 +141,9 @@ def check_steps(root: Path, tests: str, features: str, timeout: float = 300.0) -
         sys.executable,
         "-m",
         "pytest",
-        tests,
+        str((root / tests).resolve()),  # a path, never an option, whatever its first character
         "--generate-missing",
-        "--feature",
-        features,
+        f"--feature={(root / features).resolve()}",
         "-p",
         "no:cacheprovider",
         "--color=no",
@@ -264,7 +264,7 @@ def _trace(args: argparse.Namespace) -> int:
     if theirs is not None:
         lines.append(f"against {args.against}:")
         lines += coverage_lines(coverage_against(ours, theirs), verbose=args.verbose)
-    print("\n".join(lines))
+    print("\n".join(map(printable, lines)))
     if theirs is not None and theirs.unreadable:  # its coverage above is incomplete
         for problem in theirs.unreadable:
             _error(f"--against: {problem} (left out of the coverage above)")
