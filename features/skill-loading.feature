@@ -615,6 +615,22 @@ Feature: skill-loading
       Then the listed skill names are exactly `tidy`
       And exactly one problem names `a-copy/SKILL.md`, the line 2 and `name`
 
+    @id:a-skill-s-name-shall-follow-the-format-and-a-name-differing-from-its-folder-shall-still-load.loading-name-chars-holds-over-its-domain @clause:loading.name.chars @property:skill-names @needs:name-characters
+    Scenario: [loading.name.chars] holds over its domain
+      Domain: names of 1 to 64 characters, mostly ASCII lowercase letters, digits and hyphens, now and then an uppercase letter, `_`, `.`, `é` or a space, each in a folder of its own name, one to four at once; edges: one character, a digit first, inner hyphens, `_`, `.`, uppercase, a hyphen first or last, two hyphens, a letter outside ASCII, a space
+
+      Given the domain of `loading.name.chars`
+      When the property `skill-names` is checked over generated examples
+      Then it holds for every example
+
+    @id:a-skill-s-name-shall-follow-the-format-and-a-name-differing-from-its-folder-shall-still-load.loading-name-length-holds-over-its-domain @clause:loading.name.length @property:skill-name-lengths @needs:length-limits
+    Scenario: [loading.name.length] holds over its domain
+      Domain: valid names of 1 to 80 characters, one to four at once; edges: 1, 2, 63, 64, 65, 66 and 80 characters
+
+      Given the domain of `loading.name.length`
+      When the property `skill-name-lengths` is checked over generated examples
+      Then it holds for every example
+
   @requirement:a-skill-shall-have-a-description-of-1-to-1024-characters @delta:baseline @added-by:skill-conformance
   Rule: A skill SHALL have a description of 1 to 1024 characters
     [loading.description.required] A skill whose `description` is missing, is not a string (a list or a
@@ -695,6 +711,14 @@ Feature: skill-loading
       And a skill folder `accented` whose description is 1024 characters `é` long
       When `list_skills` is called
       Then the listed skill names are exactly `accented` and `healthy`
+
+    @id:a-skill-shall-have-a-description-of-1-to-1024-characters.loading-description-length-holds-over-its-domain @clause:loading.description.length @property:description-lengths @needs:length-limits
+    Scenario: [loading.description.length] holds over its domain
+      Domain: descriptions of 1 to 1032 characters, mostly near 1024, repeating a unit of ASCII letters, spaces, `é`, `漢` and the emoji `😀` (one character, two UTF-16 units, four bytes), one to three at once; edges: 1024 and 1025 ASCII characters, 1024 characters of `漢`, of `é` and of `😀`
+
+      Given the domain of `loading.description.length`
+      When the property `description-lengths` is checked over generated examples
+      Then it holds for every example
 
   @requirement:the-format-s-optional-fields-and-unknown-fields-shall-not-keep-a-skill-from-loading @delta:baseline @added-by:skill-conformance
   Rule: The format's optional fields and unknown fields SHALL NOT keep a skill from loading

@@ -93,7 +93,7 @@ def _trace(args: argparse.Namespace) -> int:
             _error(f"--against: {problem} (left out of the coverage above)")
         return FAILED
     unchecked = clauses.unchecked and not args.allow_unchecked
-    failed = problems or missing or unchecked or clauses.unmarked
+    failed = problems or missing or unchecked or clauses.unmarked or clauses.points_without_reason
     return FOUND if failed or (steps is not None and not steps.ok) else OK
 
 
