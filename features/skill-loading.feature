@@ -258,6 +258,14 @@ Feature: skill-loading
       And the listed skill `accented` has the description `Crème brûlée, naïve café — 日本語.`
       And the skill `accented` loads with the text `Body of accented: ½ ≠ ⅓.`
 
+    @id:a-skill-md-shall-read-the-same-whatever-its-byte-order-mark-and-line-endings.loading-encoding-bom-holds-over-its-domain @clause:loading.encoding.bom @clause:loading.encoding.line-endings @property:skill-file-forms
+    Scenario: [loading.encoding.bom] holds over its domain
+      Domain: one to three skills, each written with or without a byte order mark, each line ending in LF, CRLF or a lone CR drawn line by line, the last line with or without its ending, the description plain, quoted in either way, folded over two lines or literal, its words and the instructions' in ASCII or not; edges: one ending throughout (each of the three, with a byte order mark), endings mixed in one file, a folded description over CR line endings
+
+      Given the domain of `loading.encoding.bom`
+      When the property `skill-file-forms` is checked over generated examples
+      Then it holds for every example
+
   @requirement:the-frontmatter-shall-end-at-the-first-line-holding-only-three-dashes @delta:baseline @added-by:skill-conformance
   Rule: The frontmatter SHALL end at the first line holding only three dashes
     [loading.frontmatter.opening] A `SKILL.md` SHALL start with a line that is only `---`, and

@@ -154,8 +154,17 @@ def test_a_domain_line_gives_its_clauses_one_property_scenario_after_the_written
             DOMAIN_SPEC.replace("<!-- domain", "<!-- points-only: r.one: -->\n<!-- domain"),
             "points-only clause [r.one] gives no reason",
         ),
+        (
+            DOMAIN_SPEC.replace("- WHEN a", "<!-- domain: r.one: all -->\n- WHEN a"),
+            "domain line inside a scenario",
+        ),
     ],
-    ids=["unknown clause", "points-only beside a property", "points-only without a reason"],
+    ids=[
+        "unknown clause",
+        "points-only beside a property",
+        "points-only without a reason",
+        "inside a scenario",
+    ],
 )
 def test_a_misused_domain_line_is_a_spec_error(text: str, message: str) -> None:
     with pytest.raises(SpecError) as raised:

@@ -1076,4 +1076,10 @@ MUTANTS = (
         _ids(ST_ARGS, "tools-args-split-holds-over-its-domain"),
         extra=True,
     ),
+    Mutant(
+        _P + "EndingsOfTheFirstKindMutant",
+        SL_BYTES,
+        _ids(SL_BYTES, "loading-encoding-bom-holds-over-its-domain"),
+        extra=True,
+    ),
 )

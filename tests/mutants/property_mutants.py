@@ -8,10 +8,11 @@ point scenarios of the same clauses pass against it (tests/mutants/test_property
 
 from __future__ import annotations
 
+import codecs
 import re
 from pathlib import Path
 
-from skill_conformance.reference import loader
+from skill_conformance.reference import frontmatter, loader
 from skill_conformance.reference.loader import LoadResult, load_skills
 from skill_conformance.reference.substitution import substitute_arguments
 from tests.mutants.base import mutant, swapping
@@ -71,3 +72,18 @@ TabIsOneSeparatorMutant = mutant(
         "space, make an empty argument.",
     ),
 )
+
+
+def _decode_by_the_first_ending(data: bytes) -> str:
+    text = data.removeprefix(codecs.BOM_UTF8).decode("utf-8")
+    if "\r\n" in text:
+        return text.replace("\r\n", "\n")
+    return text.replace("\r", "\n")
+
+
+EndingsOfTheFirstKindMutant = mutant(
+    "EndingsOfTheFirstKindMutant",
+    loader=swapping((frontmatter, "_decode", _decode_by_the_first_ending)),
+)
+"""Finds the file's line ending once (CRLF if it holds one, else CR) and reads every line by it:
+a file whose lines end in more than one way keeps a lone CR."""

@@ -393,6 +393,11 @@ class _Parser:
         self.requirement = None
 
     def finish_scenario(self, block: _ScenarioBlock, req: _RequirementBlock) -> Scenario:
+        for line in block.body:
+            if line.kind is Kind.COMMENT and domain_comment(line.text, line.no) is not None:
+                raise self.fail(
+                    line.no, "domain line inside a scenario; put it in its requirement's text"
+                )
         body = parse_scenario_body(block.body, self.path, self.tolerate)
         slug = slugify(block.title)
         if not slug:

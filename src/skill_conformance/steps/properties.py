@@ -256,8 +256,135 @@ ARGUMENT_SUBSTITUTION: Property[tuple[str, list[str]]] = Property(
 )
 
 
+# -- how a SKILL.md is written ([loading.encoding.line-endings], [loading.encoding.bom]) -----
+
+_ENDINGS = st.sampled_from(["\n", "\r\n", "\r"])
+_WORD = st.sampled_from(["alpha", "Beta", "été", "漢字", "x-1", "42"])
+_SHAPES = ("plain", "single-quoted", "double-quoted", "folded", "literal")
+_MOST_LINES = 9
+"""Lines of a drawn SKILL.md at most: four of frontmatter, two more of a folded description, and
+three of instructions."""
+
+
+@st.composite
+def _written_skill(draw: st.DrawFn) -> dict[str, Any]:
+    """One skill as written: its words, its YAML shape, its byte order mark and line endings.
+
+    Each line's ending is drawn on its own.
+    """
+    description = draw(st.lists(_WORD, min_size=2, max_size=4))
+    body = draw(st.lists(st.lists(_WORD, min_size=1, max_size=3), min_size=1, max_size=3))
+    return {
+        "bom": draw(st.booleans()),
+        "shape": draw(st.sampled_from(_SHAPES)),
+        "description": description,
+        "body": [" ".join(words) for words in body],
+        "endings": draw(st.lists(_ENDINGS, min_size=_MOST_LINES, max_size=_MOST_LINES)),
+        "final": draw(st.booleans()),
+    }
+
+
+def _description_lines(shape: str, words: Sequence[str]) -> tuple[list[str], str]:
+    """The frontmatter lines writing ``words`` as a description in ``shape``, and its value."""
+    text = " ".join(words)
+    if shape == "single-quoted":
+        return [f"description: '{text}'"], text
+    if shape == "double-quoted":
+        return [f'description: "{text}"'], text
+    if shape == "folded":  # two lines folded into one, joined by a space
+        half = len(words) // 2
+        return [
+            "description: >-",
+            f"  {' '.join(words[:half])}",
+            f"  {' '.join(words[half:])}",
+        ], text
+    if shape == "literal":
+        return ["description: |-", f"  {text}"], text
+    return [f"description: {text}"], text
+
+
+def _skill_bytes(name: str, skill: Mapping[str, Any]) -> tuple[bytes, str]:
+    """The SKILL.md of ``skill`` as bytes, and the description it gives."""
+    described, description = _description_lines(skill["shape"], skill["description"])
+    lines = ["---", f"name: {name}", *described, "---", *skill["body"]]
+    endings = list(skill["endings"]) + ["\n"] * len(lines)
+    text = "".join(line + ending for line, ending in zip(lines, endings, strict=False))
+    if not skill["final"]:
+        text = text[: -len(endings[len(lines) - 1])]
+    return ("\ufeff" if skill["bom"] else "").encode() + text.encode(), description
+
+
+def _check_written(examples: Examples, skills: Sequence[Mapping[str, Any]]) -> None:
+    """Each skill lists under its name with its description, and loads with each body line."""
+    wanted: dict[str, str] = {}
+    with examples.fresh() as context:
+        for index, skill in enumerate(skills):
+            name = f"written-{index}"
+            data, wanted[name] = _skill_bytes(name, skill)
+            context.world.skill_file_bytes(name, data)
+        system = context.start()
+        listed = {entry.name: entry.description for entry in system.list_skills()}
+        expect(
+            listed == wanted,
+            "the skills are not listed with the names and descriptions they were written with",
+            expected=f"exactly {wanted}",
+            observed=f"listed {listed}",
+        )
+        for index, skill in enumerate(skills):
+            text = system.load_skill(f"written-{index}")
+            missing = [line for line in skill["body"] if line not in text]
+            expect(
+                not missing,
+                f"what load_skill('written-{index}') returns lacks lines of its instructions",
+                expected=f"the lines {list(skill['body'])}",
+                observed=f"{text[:400]!r}",
+            )
+
+
+def _show_written(skills: Sequence[Mapping[str, Any]]) -> str:
+    return "; ".join(
+        f"written-{index}/SKILL.md = {_skill_bytes(f'written-{index}', skill)[0]!r}"
+        for index, skill in enumerate(skills)
+    )
+
+
+def _uniform(ending: str, *, bom: bool = False, shape: str = "plain") -> dict[str, Any]:
+    return {
+        "bom": bom,
+        "shape": shape,
+        "description": ["alpha", "Beta"],
+        "body": ["First line.", "Second line."],
+        "endings": [ending] * 10,
+        "final": True,
+    }
+
+
+def _mixed(shape: str, *endings: str, bom: bool = False) -> dict[str, Any]:
+    return {**_uniform("\n", bom=bom, shape=shape), "endings": list(endings) * 4, "final": False}
+
+
+WRITTEN_SKILLS: Property[list[dict[str, Any]]] = Property(
+    name="skill-file-forms",
+    strategy=st.lists(_written_skill(), min_size=1, max_size=3),
+    edges=(
+        [_uniform("\r\n", bom=True), _uniform("\r", shape="folded"), _uniform("\n")],
+        [_mixed("plain", "\r\n", "\r", "\n"), _mixed("folded", "\r", "\r\n", bom=True)],
+        [_mixed("literal", "\n", "\r"), _mixed("double-quoted", "\r\n", "\n", bom=True)],
+    ),
+    check=_check_written,
+    show=_show_written,
+    budget=8,
+)
+
+
 PROPERTIES: Mapping[str, Property[Any]] = {
     prop.name: prop
-    for prop in (SKILL_NAMES, SKILL_NAME_LENGTHS, DESCRIPTION_LENGTHS, ARGUMENT_SUBSTITUTION)
+    for prop in (
+        SKILL_NAMES,
+        SKILL_NAME_LENGTHS,
+        DESCRIPTION_LENGTHS,
+        ARGUMENT_SUBSTITUTION,
+        WRITTEN_SKILLS,
+    )
 }
 """Every property, by the name a spec's domain line gives it."""
