@@ -59,6 +59,18 @@ def pytest_configure(config: pytest.Config) -> None:
     # listed module already imported is one pytest 8.0 warns it cannot rewrite (an error here).
     config.pluginmanager.register(interrupts, interrupts.__name__)
     config.stash[_RUN] = ConformanceRun.start(config)
+    if config.inipath == _SUITE_INI:  # `skill-conformance run`, from wherever the user is
+        # Test ids as the run names them (steps/test_conformance.py::test_x), not by the way
+        # from the user's directory into the installed package (../.venv/lib/.../site-packages/
+        # skill_conformance/steps/...), in -v's lines and the short summary's FAILED lines.
+        config.cwd_relative_nodeid = _as_given  # type: ignore[method-assign,assignment]
+
+
+_SUITE_INI = Path(__file__).with_name("suite.ini")
+
+
+def _as_given(nodeid: str) -> str:
+    return nodeid
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
