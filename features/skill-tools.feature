@@ -342,12 +342,6 @@ Feature: skill-tools
       When the file `references/guide.md` of the skill `my-skill` is read
       Then the text contains `GUIDE-CONTENT`
 
-    @id:load-skill-shall-load-reference-files.a-skill-s-own-skill-md-is-read-by-its-relative-path @added-by:skill-conformance @needs:read-file @clause:tools.refs.read-file
-    Scenario: A skill's own SKILL.md is read by its relative path
-      Given a skill `my-skill` whose instructions are `Read me through the reader.`
-      When the file `SKILL.md` of the skill `my-skill` is read
-      Then the text contains `Read me through the reader.`
-
     @id:load-skill-shall-load-reference-files.a-skill-s-file-whose-name-holds-a-space-is-read-by-its-path @added-by:skill-conformance @needs:read-file @clause:tools.refs.read-file
     Scenario: A skill's file whose name holds a space is read by its path
       Given a skill `my-skill` with the file `references/style guide.md` containing `SPACED-CONTENT`
