@@ -61,7 +61,7 @@ def test_what_breaks_the_gate_is_listed_open_and_known_failures_folded(
     # Escaped: nothing of a reason is read as Markdown or HTML, and a row stays one line.
     assert (
         f"| {failed.capability} | {failed.name} | failed | expected \\`a\\|b\\`, "
-        "observed &lt;b&gt;bold&lt;/b&gt;\\\\x0aand a second line |"
+        "observed &lt;b&gt;bold&lt;/b&gt;\\\\nand a second line |"
     ) in lines
     assert f"| {errored.capability} | {errored.name} | errored | {'ImplementationCrash'}" in out
     folded = out[out.index("<details>") :]
