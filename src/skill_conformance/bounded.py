@@ -17,12 +17,14 @@ import stat
 from collections.abc import Iterator
 from pathlib import Path
 
-__all__ = ["MAX_DEPTH", "MAX_FOLDERS", "read_regular", "walk"]
+__all__ = ["MAX_DEPTH", "MAX_FOLDERS", "MAX_SPEC_BYTES", "read_regular", "walk"]
 
 MAX_DEPTH = 32
 """The deepest folder below the root of a tree read (specs are one or two folders deep)."""
 MAX_FOLDERS = 10_000
 """The most folders of one tree visited."""
+MAX_SPEC_BYTES = 1024 * 1024
+"""The largest ``spec.md`` or feature file read, in bytes (the suite's largest is some 60 KB)."""
 
 _OPEN_FLAGS = (
     os.O_RDONLY
@@ -55,10 +57,10 @@ def read_regular(path: Path, limit: int) -> bytes:
         mode = os.fstat(descriptor).st_mode
         if not stat.S_ISREG(mode):
             kind = next((name for is_kind, name in _KINDS if is_kind(mode)), "not a regular file")
-            raise OSError(errno.EINVAL, f"{kind}, not a regular file")
+            raise OSError(errno.EINVAL, f"{kind}, not a regular file", str(path))
         data = handle.read(limit + 1)
     if len(data) > limit:
-        raise OSError(errno.EFBIG, f"larger than the limit of {limit:,} bytes")
+        raise OSError(errno.EFBIG, f"larger than the limit of {limit:,} bytes", str(path))
     return data
 
 

@@ -188,7 +188,7 @@ def _spec_tree(root: Path, folders: list[str]) -> Path:
 
 def _deep(root: Path, depth: int) -> Path:
     folder = root / "specs"
-    folder.mkdir(parents=True)
+    folder.mkdir(parents=True, exist_ok=True)
     descriptor = os.open(folder, os.O_RDONLY)
     try:  # one level at a time, relative: a path 1,200 folders long is longer than PATH_MAX
         for _ in range(depth):
@@ -252,3 +252,13 @@ def test_folder_names_that_are_not_printable_are_shown_escaped(
     assert "\\x1b[31mred" in out
     assert "\x1b" not in out
     assert not any(line.startswith("name") for line in out.splitlines())
+
+
+def test_reports_specs_digest_reads_a_deep_hidden_folder_within_bounds(tmp_path: Path) -> None:
+    # The scenario text skips hidden folders; the specs' digest reads every spec.md.
+    tree = _spec_tree(tmp_path / "tree", ["skill-tools"])
+    _deep(tree / "specs" / ".hidden", 1200)
+    results = _results_file(tmp_path / "r.json")
+    out = tmp_path / "r.html"
+    done = _command("report", str(results), "--specs", str(tree / "specs"), "--out", str(out))
+    _one_line_error(done, "folders nested deeper than")

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from skill_conformance.bounded import read_regular, walk
+from skill_conformance.bounded import MAX_SPEC_BYTES, read_regular, walk
 from skill_conformance.gherkin.clauses import clause_references
 from skill_conformance.gherkin.errors import Diagnostic, SpecError, UsageError, printable
 from skill_conformance.gherkin.model import Capability
@@ -127,10 +127,6 @@ def _folders(specs_dir: Path) -> Iterator[tuple[str, list[str], list[str]]]:
     except OSError as error:
         where = printable(str(error.filename or specs_dir))
         raise UsageError(f"--specs: cannot list {where}: {error.strerror or error}") from None
-
-
-MAX_SPEC_BYTES = 1024 * 1024
-"""The largest ``spec.md`` read, in bytes (the suite's largest is some 60 KB)."""
 
 
 def read_spec(path: Path) -> bytes:
