@@ -8,6 +8,7 @@ keeps every table row one row; text output writes no control character; HTML esc
 
 from __future__ import annotations
 
+import io
 import re
 from html import unescape
 from pathlib import Path
@@ -15,6 +16,7 @@ from pathlib import Path
 import pytest
 from markdown_it import MarkdownIt
 
+from skill_conformance.commands import smoke
 from skill_conformance.commands.main import main
 from skill_conformance.escape.terminal import printable
 from skill_conformance.verdicts.block import BlockRepr
@@ -177,3 +179,16 @@ def test_a_runs_summary_and_failure_block_write_no_control_character(key: str) -
     )
     for line in [*lines, *written]:
         assert _TERMINAL_UNSAFE.findall(line) == [], line
+
+
+@pytest.mark.parametrize("key", sorted(HOSTILE))
+def test_smokes_report_writes_no_control_character(key: str) -> None:
+    text = HOSTILE[key]
+
+    class Named:
+        name, version = f"impl {text}", f"1 {text}"
+
+    out = io.StringIO()
+    smoke.report(Named(), [smoke.Check("start", "error", f"crashed: {text}")], out)  # type: ignore[arg-type]
+    assert _TERMINAL_UNSAFE.findall(out.getvalue()) == []
+    assert out.getvalue().count("\n") == 3
