@@ -88,3 +88,11 @@ def test_the_readme_is_one_page_without_lab_notes() -> None:
 def test_the_published_results_schema_is_the_one_the_package_checks() -> None:
     published = json.loads((ROOT / "docs" / "results.schema.json").read_text("utf-8"))
     assert published == schema()
+
+
+def test_porting_states_the_problem_line_as_the_port_defines_it() -> None:
+    """One definition of a problem line: port.PROBLEM_FORM, word for word in the porting guide."""
+    from skill_conformance.port import PROBLEM_FORM
+
+    text = " ".join((ROOT / "docs" / "porting.md").read_text("utf-8").split())
+    assert PROBLEM_FORM in text
