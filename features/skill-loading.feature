@@ -606,6 +606,28 @@ Feature: skill-loading
       And the skill `declared-name` loads with the text `Body of declared-name.`
       And the skill `healthy` still loads
 
+    @id:a-skill-s-name-shall-follow-the-format-and-a-name-differing-from-its-folder-shall-still-load.two-folders-declaring-the-same-name-never-list-it-twice @added-by:skill-conformance @clause:loading.name.duplicate-winner
+    Scenario: Two folders declaring the same name never list it twice
+      Given a skill `healthy`
+      And a skill folder `copy-one` whose `SKILL.md` reads
+        """
+        ---
+        name: shared
+        description: First in folder order.
+        ---
+        """
+      And a skill folder `copy-two` whose `SKILL.md` reads
+        """
+        ---
+        name: shared
+        description: Second in folder order.
+        ---
+        """
+      When `list_skills` is called
+      Then the listed skill names include `healthy`
+      And no skill is listed twice
+      And the skill `healthy` still loads
+
     @id:a-skill-s-name-shall-follow-the-format-and-a-name-differing-from-its-folder-shall-still-load.two-folders-declaring-the-same-name-give-one-skill @added-by:skill-conformance @needs:lenient-loading @clause:loading.name.duplicate-winner
     Scenario: Two folders declaring the same name give one skill
       Given a skill `healthy`
