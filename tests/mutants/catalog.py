@@ -1082,4 +1082,10 @@ MUTANTS = (
         _ids(SL_BYTES, "loading-encoding-bom-holds-over-its-domain"),
         extra=True,
     ),
+    Mutant(
+        _P + "RereadsOnlyResizedSkillsMutant",
+        STR_REBUILD,
+        _ids(STR_REBUILD, "registration-rebuild-exact-holds-over-its-domain"),
+        extra=True,
+    ),
 )

@@ -377,6 +377,87 @@ WRITTEN_SKILLS: Property[list[dict[str, Any]]] = Property(
 )
 
 
+# -- rebuilds in sequence ([registration.rebuild.exact] ...) -----
+
+_SKILLS = ("first", "second", "third")
+_FUNCTIONS = ("loads", "dumps")
+_TOOLSETS = st.lists(st.sampled_from(_FUNCTIONS), min_size=1, max_size=2, unique=True)
+_STEPS = st.one_of(
+    st.tuples(st.just("write"), st.sampled_from(_SKILLS), _TOOLSETS),
+    st.tuples(st.just("remove"), st.sampled_from(_SKILLS)),
+    st.tuples(st.just("rebuild")),
+)
+
+
+def _offered(state: Mapping[str, Sequence[str]]) -> list[str]:
+    """The spec's rule: exactly the tools the skills on disk declare, each once."""
+    return sorted(f"{skill}__tool__{function}" for skill, fns in state.items() for function in fns)
+
+
+def _check_rebuilds(
+    examples: Examples, drawn: tuple[dict[str, list[str]], list[tuple[Any, ...]]]
+) -> None:
+    """Start on the first skills, then change the skills directory and rebuild, step by step.
+
+    After every rebuild the agent is offered exactly the tools of the skills then on disk.
+    """
+    first, steps = drawn
+    state = {skill: list(fns) for skill, fns in first.items()}
+    with examples.fresh() as context:
+        for skill, fns in state.items():
+            context.world.skill(skill).tools = [f"json:{fn}" for fn in fns]
+        context.start()
+        done: list[str] = ["start"]
+        for step_ in [*steps, ("rebuild",)]:
+            if step_[0] == "write":
+                state[step_[1]] = list(step_[2])
+                context.world.skill(step_[1]).tools = [f"json:{fn}" for fn in step_[2]]
+                done.append(f"write {step_[1]} with {list(step_[2])}")
+                continue
+            if step_[0] == "remove":
+                if step_[1] in state:
+                    del state[step_[1]]
+                    context.world.remove_skill(step_[1])
+                    done.append(f"remove {step_[1]}")
+                continue
+            context.rebuild()
+            done.append("rebuild")
+            offered = sorted(t for t in context.refresh_tools() if "__tool__" in t)
+            expect(
+                offered == _offered(state),
+                "after a rebuild the agent is not offered exactly the tools of the skills on disk",
+                expected=f"exactly {_offered(state)} after {' / '.join(done)}",
+                observed=f"offered {offered}",
+            )
+
+
+def _show_rebuilds(drawn: tuple[dict[str, list[str]], list[tuple[Any, ...]]]) -> str:
+    first, steps = drawn
+    shown = [f"start with {dict(first)}"]
+    shown += [" ".join(str(part) for part in step_) for step_ in steps]
+    return " / ".join([*shown, "rebuild"])
+
+
+REBUILD_SEQUENCES: Property[tuple[dict[str, list[str]], list[tuple[Any, ...]]]] = Property(
+    name="rebuild-sequences",
+    strategy=st.tuples(
+        st.dictionaries(st.sampled_from(_SKILLS), _TOOLSETS, max_size=3),
+        st.lists(_STEPS, min_size=1, max_size=8),
+    ),
+    edges=(
+        ({"first": ["loads"]}, [("write", "first", ["dumps"]), ("rebuild",), ("rebuild",)]),
+        (
+            {"first": ["loads"], "second": ["dumps"]},
+            [("remove", "second"), ("rebuild",), ("write", "second", ["loads", "dumps"])],
+        ),
+        ({}, [("write", "third", ["dumps"]), ("rebuild",), ("remove", "third")]),
+    ),
+    check=_check_rebuilds,
+    show=_show_rebuilds,
+    budget=6,
+)
+
+
 PROPERTIES: Mapping[str, Property[Any]] = {
     prop.name: prop
     for prop in (
@@ -385,6 +466,7 @@ PROPERTIES: Mapping[str, Property[Any]] = {
         DESCRIPTION_LENGTHS,
         ARGUMENT_SUBSTITUTION,
         WRITTEN_SKILLS,
+        REBUILD_SEQUENCES,
     )
 }
 """Every property, by the name a spec's domain line gives it."""
