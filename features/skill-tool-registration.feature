@@ -356,7 +356,7 @@ Feature: skill-tool-registration
 
     @id:skill-tool-registration-shall-survive-pool-rebuild.registration-rebuild-exact-holds-over-its-domain @clause:registration.rebuild.exact @clause:registration.rebuild.added @clause:registration.rebuild.changed @clause:registration.rebuild.removed @property:rebuild-sequences @needs:pool-rebuild @needs:python-tools
     Scenario: [registration.rebuild.exact] holds over its domain
-      Domain: sequences of up to eight steps after the start, each writing a skill of three (added, or changed to declare one or two Python tools), removing one, or rebuilding, a rebuild always last; after each rebuild the tools offered are compared with the skills then on disk; edges: a skill changed to declare another tool of the same length and rebuilt twice, a skill removed then written again, the first skill added to an empty directory then removed
+      Domain: sequences of up to eight steps after the start, each writing a skill of three (added, or changed to declare one or two Python tools), removing one, or rebuilding, a rebuild always last; after each rebuild the tools offered are compared with the skills then on disk; edges: a skill changed to declare another tool of the same length and rebuilt twice, a skill removed then written again
 
       Given the domain of `registration.rebuild.exact`
       When the property `rebuild-sequences` is checked over generated examples

@@ -1088,4 +1088,10 @@ MUTANTS = (
         _ids(STR_REBUILD, "registration-rebuild-exact-holds-over-its-domain"),
         extra=True,
     ),
+    Mutant(
+        _P + "SplitsAllowedToolsOneWayMutant",
+        SL_FIELDS,
+        _ids(SL_FIELDS, "loading-fields-allowed-tools-forms-holds-over-its-domain"),
+        extra=True,
+    ),
 )

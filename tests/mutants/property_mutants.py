@@ -115,3 +115,19 @@ RereadsOnlyResizedSkillsMutant = mutant(
 """Keeps each skill read and reads it again on a rebuild only when its SKILL.md changed size, as
 loaders caching by file size (or by a coarse modification time) do: a change of the same length is
 missed."""
+
+
+def _one_kind_of_separator(value: object) -> frozenset[str] | None:
+    if isinstance(value, str) and "," in value:
+        return frozenset(name.strip() for name in value.split(","))
+    return _allowed_tools(value)
+
+
+_allowed_tools = loader._allowed_tools
+
+SplitsAllowedToolsOneWayMutant = mutant(
+    "SplitsAllowedToolsOneWayMutant",
+    loader=swapping((loader, "_allowed_tools", _one_kind_of_separator)),
+)
+"""Splits an allowed-tools string on commas when it holds one, else on spaces: a string mixing
+the two (`read, write grep`) keeps `write grep` as one name."""
