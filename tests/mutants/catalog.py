@@ -1070,4 +1070,16 @@ MUTANTS = (
         _ids(SL_BYTES, "loading-encoding-bom-holds-over-its-domain"),
         extra=True,
     ),
+    Mutant(
+        _P + "RereadsOnlyResizedSkillsMutant",
+        STR_REBUILD,
+        _ids(STR_REBUILD, "registration-rebuild-exact-holds-over-its-domain"),
+        extra=True,
+    ),
+    Mutant(
+        _P + "SplitsAllowedToolsOneWayMutant",
+        SL_FIELDS,
+        _ids(SL_FIELDS, "loading-fields-allowed-tools-forms-holds-over-its-domain"),
+        extra=True,
+    ),
 )
