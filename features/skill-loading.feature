@@ -268,6 +268,14 @@ Feature: skill-loading
       And the listed skill `accented` has the description `Crème brûlée, naïve café — 日本語.`
       And the skill `accented` loads with the text `Body of accented: ½ ≠ ⅓.`
 
+    @id:a-skill-md-shall-read-the-same-whatever-its-byte-order-mark-and-line-endings.loading-encoding-bom-holds-over-its-domain @clause:loading.encoding.bom @clause:loading.encoding.line-endings @property:skill-file-forms
+    Scenario: [loading.encoding.bom] holds over its domain
+      Domain: one to three skills, each written with or without a byte order mark, each line ending in LF, CRLF or a lone CR drawn line by line, the last line with or without its ending, the description plain, quoted in either way, folded over two lines or literal, its words and the instructions' in ASCII or not; edges: one ending throughout (each of the three, with a byte order mark), endings mixed in one file, a folded description over CR line endings
+
+      Given the domain of `loading.encoding.bom`
+      When the property `skill-file-forms` is checked over generated examples
+      Then it holds for every example
+
   @requirement:the-frontmatter-shall-end-at-the-first-line-holding-only-three-dashes @delta:baseline @added-by:skill-conformance
   Rule: The frontmatter SHALL end at the first line holding only three dashes
     [loading.frontmatter.opening] A `SKILL.md` SHALL start with a line that is only `---`, and
@@ -683,6 +691,22 @@ Feature: skill-loading
       Then the listed skill names are exactly `tidy`
       And exactly one problem names the `SKILL.md` of the copy of `tidy` that is not listed, the line 2 and `name`
 
+    @id:a-skill-s-name-shall-follow-the-format-and-a-name-differing-from-its-folder-shall-still-load.loading-name-chars-holds-over-its-domain @clause:loading.name.chars @property:skill-names @needs:name-characters
+    Scenario: [loading.name.chars] holds over its domain
+      Domain: names of 1 to 64 characters, mostly ASCII lowercase letters, digits and hyphens, now and then an uppercase letter, `_`, `.`, `é` or a space, each in a folder of its own name, one to six at once; edges: one character, a digit first, inner hyphens, `_`, `.`, uppercase, a hyphen first or last, two hyphens, a letter outside ASCII, a space
+
+      Given the domain of `loading.name.chars`
+      When the property `skill-names` is checked over generated examples
+      Then it holds for every example
+
+    @id:a-skill-s-name-shall-follow-the-format-and-a-name-differing-from-its-folder-shall-still-load.loading-name-length-holds-over-its-domain @clause:loading.name.length @property:skill-name-lengths @needs:length-limits
+    Scenario: [loading.name.length] holds over its domain
+      Domain: valid names of 1 to 80 characters, one to four at once; edges: 1, 2, 63, 64, 65, 66 and 80 characters
+
+      Given the domain of `loading.name.length`
+      When the property `skill-name-lengths` is checked over generated examples
+      Then it holds for every example
+
   @requirement:a-skill-shall-have-a-description-of-1-to-1024-characters @delta:baseline @added-by:skill-conformance
   Rule: A skill SHALL have a description of 1 to 1024 characters
     [loading.description.required] A skill whose `description` is missing, is not a string (a list or a
@@ -775,6 +799,14 @@ Feature: skill-loading
       When `list_skills` is called
       Then the listed skill names are exactly `accented` and `healthy`
 
+    @id:a-skill-shall-have-a-description-of-1-to-1024-characters.loading-description-length-holds-over-its-domain @clause:loading.description.length @property:description-lengths @needs:length-limits
+    Scenario: [loading.description.length] holds over its domain
+      Domain: descriptions of 1 to 1032 characters, mostly near 1024, repeating a unit of ASCII letters, spaces, `é`, `漢` and the emoji `😀` (one character, two UTF-16 units, four bytes), one to four at once; edges: 1024 and 1025 ASCII characters, 1024 characters of `漢`, of `é` and of `😀`
+
+      Given the domain of `loading.description.length`
+      When the property `description-lengths` is checked over generated examples
+      Then it holds for every example
+
   @requirement:the-format-s-optional-fields-and-unknown-fields-shall-not-keep-a-skill-from-loading @delta:baseline @added-by:skill-conformance
   Rule: The format's optional fields and unknown fields SHALL NOT keep a skill from loading
     [loading.fields.optional] A skill SHALL load with the format's optional fields `license`,
@@ -839,6 +871,14 @@ Feature: skill-loading
       And the skill `packed` allows only the tools `read` and `list`, written as the string `read,list`
       When the agent's tools are listed
       Then the agent sees exactly the tools `spaced__tool__read`, `spaced__tool__list`, `packed__tool__read` and `packed__tool__list`
+
+    @id:the-format-s-optional-fields-and-unknown-fields-shall-not-keep-a-skill-from-loading.loading-fields-allowed-tools-forms-holds-over-its-domain @clause:loading.fields.allowed-tools-forms @property:allowed-tools-forms @needs:python-tools @needs:allowed-tools
+    Scenario: [loading.fields.allowed-tools-forms] holds over its domain
+      Domain: one to three skills declaring one to four Python tools, each allowing some of them by a list or by a string whose names are separated by a space, a comma, or a run of both; edges: a string mixing commas and spaces, three names in one string, a comma after a space
+
+      Given the domain of `loading.fields.allowed-tools-forms`
+      When the property `allowed-tools-forms` is checked over generated examples
+      Then it holds for every example
 
   @requirement:a-frontmatter-with-a-key-written-twice-shall-be-refused @delta:baseline @added-by:skill-conformance
   Rule: A frontmatter with a key written twice SHALL be refused

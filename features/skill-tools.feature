@@ -245,6 +245,14 @@ Feature: skill-tools
       When `load_skill` is called with `my-skill` and the arguments `$2 beta`
       Then the text contains `all=[$2 beta] one=$2`
 
+    @id:load-skill-shall-support-argument-substitution.tools-args-split-holds-over-its-domain @clause:tools.args.split @clause:tools.args.positional @clause:tools.args.all @clause:tools.args.whole @clause:tools.args.missing-stays @clause:tools.args.once @property:argument-substitution @needs:arguments
+    Scenario: [tools.args.split] holds over its domain
+      Domain: instructions mixing `$0` to `$11`, `$@` and `$ARGUMENTS` with plain text, and one to three argument strings of up to eleven words (some of them placeholders themselves) separated by runs of spaces and tabs, with white space before and after or not; edges: tab runs, mixed runs, two-digit placeholders next to one-digit ones, placeholders brought in by arguments, an argument string of white space only
+
+      Given the domain of `tools.args.split`
+      When the property `argument-substitution` is checked over generated examples
+      Then it holds for every example
+
   @requirement:load-skill-shall-load-reference-files @delta:baseline @upstream-delta:added
   Rule: load_skill SHALL load reference files
     [tools.refs.inline] Loading a skill SHALL include the content of the files in its `references/`
