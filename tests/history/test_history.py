@@ -228,3 +228,12 @@ def test_each_commit_is_checked_out_in_a_directory_of_its_own(
     assert (builder.checkout(pr) / SKILLS).read_text() == "v2\n"
     with pytest.raises(BuildError, match=r"^the commit has no uv\.lock$"):
         builder.build(start)
+
+
+def test_the_tip_is_checked_out_on_a_fresh_cache(repo: dict[str, str], tmp_path: Path) -> None:
+    """A clone's HEAD is already the tip: its work tree must still be filled, not left empty."""
+    root = Path(repo["root"])
+    builder = UvBuilder(root, tmp_path / "cache", suite=tmp_path, python=sys.executable)
+    tip = builder.checkout(commit(root, repo["tip"]))
+    assert (tip / "other.txt").read_text() == "z\n"
+    assert (tip / SKILLS).read_text() == "v1\n"
