@@ -183,11 +183,15 @@ def _run(
     left = processes_with(marker)
     for line in left:
         os.kill(int(line.split(":")[0]), signal.SIGKILL)
-    where = str(invocation.out)
+
+    def named(text: bytes) -> str:  # the folder as named in the output, whole or relative
+        where = invocation.out
+        return text.decode(errors="replace").replace(str(where), "OUT").replace(where.name, "OUT")
+
     return Outcome(
         process.returncode,
-        stdout.decode(errors="replace").replace(where, "OUT"),
-        stderr.decode(errors="replace").replace(where, "OUT"),
+        named(stdout),
+        named(stderr),
         seconds,
         _files(invocation.out / invocation.written, invocation.out),
         left,
