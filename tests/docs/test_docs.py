@@ -80,3 +80,11 @@ def test_the_readme_is_one_page_without_lab_notes() -> None:
     assert re.findall(r"\b\d+(?:\.\d+)? ?(?:ms|s|min)\b", text) == []
     for heading in ("## Install", "## Run it", "## Run it against your implementation"):
         assert heading in text
+
+
+def test_porting_states_the_problem_line_as_the_port_defines_it() -> None:
+    """One definition of a problem line: port.PROBLEM_FORM, word for word in the porting guide."""
+    from skill_conformance.port import PROBLEM_FORM
+
+    text = " ".join((ROOT / "docs" / "porting.md").read_text("utf-8").split())
+    assert PROBLEM_FORM in text

@@ -125,6 +125,7 @@ _H = "host_mutants:"
 _L = "loader_mutants:"
 _I = "isolation_mutants:"
 _C = "clause_mutants:"
+_P = "property_mutants:"
 
 MUTANTS = (
     # -- the RFC's three regressions
@@ -1049,5 +1050,36 @@ MUTANTS = (
         _C + "LeavesDescriptorsOpenMutant",
         ST_RELEASE,
         _ids(ST_RELEASE, "refused-reads-leave-no-descriptor-open"),
+    ),
+    # -- caught by a property scenario only: each point scenario of its clauses passes
+    Mutant(
+        _P + "NameAllowsUnderscoresMutant",
+        SL_NAME,
+        _ids(SL_NAME, "loading-name-chars-holds-over-its-domain"),
+        extra=True,
+    ),
+    Mutant(
+        _P + "DescriptionCountsUtf16UnitsMutant",
+        SL_DESCRIPTION,
+        _ids(SL_DESCRIPTION, "loading-description-length-holds-over-its-domain"),
+        extra=True,
+    ),
+    Mutant(
+        _P + "StripsArgumentsMutant",
+        ST_ARGS,
+        _ids(ST_ARGS, "tools-args-split-holds-over-its-domain"),
+        extra=True,
+    ),
+    Mutant(
+        _P + "TabIsOneSeparatorMutant",
+        ST_ARGS,
+        _ids(ST_ARGS, "tools-args-split-holds-over-its-domain"),
+        extra=True,
+    ),
+    Mutant(
+        _P + "EndingsOfTheFirstKindMutant",
+        SL_BYTES,
+        _ids(SL_BYTES, "loading-encoding-bom-holds-over-its-domain"),
+        extra=True,
     ),
 )

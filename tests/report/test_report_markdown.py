@@ -60,8 +60,8 @@ def test_what_breaks_the_gate_is_listed_open_and_known_failures_folded(
     failed, errored = ENTRIES[0], ENTRIES[1]
     # Escaped: nothing of a reason is read as Markdown or HTML, and a row stays one line.
     assert (
-        f"| {failed.capability} | {failed.name} | failed | expected &#96;a\\|b&#96;, "
-        "observed &lt;b&gt;bold&lt;/b&gt; and a second line |"
+        f"| {failed.capability} | {failed.name} | failed | expected \\`a\\|b\\`, "
+        "observed &lt;b&gt;bold&lt;/b&gt;\\\\x0aand a second line |"
     ) in lines
     assert f"| {errored.capability} | {errored.name} | errored | {'ImplementationCrash'}" in out
     folded = out[out.index("<details>") :]

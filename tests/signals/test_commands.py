@@ -134,7 +134,7 @@ COMMANDS: dict[str, Callable[[dict[str, Path], Path], Invocation]] = {
 
 def _command(argv: list[str]) -> list[str]:
     if argv[0] == "matrix":
-        return [sys.executable, "-m", "skill_conformance.matrix", *argv[1:]]
+        return [sys.executable, "-m", "skill_conformance.commands.matrix", *argv[1:]]
     return [sys.executable, "-m", "skill_conformance", *argv]
 
 

@@ -28,6 +28,7 @@ from skill_conformance.port import AgentPath, Implementation, Scope, Unsupported
 from skill_conformance.runtime.abilities import operation_needs
 from skill_conformance.runtime.blocking import BlockingSkillSystem, ImplementationCrash, blocking
 from skill_conformance.runtime.loading import AdapterLoadError, load_implementation
+from skill_conformance.runtime.options import OPTIONS
 from skill_conformance.runtime.production import production_warnings
 from skill_conformance.runtime.servers import ServerLog
 from skill_conformance.runtime.world import World
@@ -275,6 +276,9 @@ def report(implementation: Implementation, checks: list[Check], out: TextIO) -> 
 
 _STATUSES = ("ok", "unsupported", "error")
 
+_RUN_TIMEOUT = next(o.default or "" for o in OPTIONS if o.name == "scenario-timeout")
+"""The timeout `run` gives each call by default: smoke's too (a first start() may import an SDK)."""
+
 
 def _run(args: argparse.Namespace) -> int:
     if "" not in sys.path and os.getcwd() not in sys.path:  # as `run` (python -m pytest) has it
@@ -310,10 +314,12 @@ def add_smoke(commands: argparse._SubParsersAction[Any]) -> None:
         "--mcp", action="store_true", help="give the skill a real stdio MCP server too"
     )
     parser.add_argument(
+        "--scenario-timeout",
         "--timeout",
+        dest="timeout",
         type=seconds_argument,
-        default=10.0,
+        default=float(_RUN_TIMEOUT),
         metavar="S",
-        help="seconds each operation may take (default 10)",
+        help=f"seconds each operation may take, as in `run` (default {_RUN_TIMEOUT})",
     )
     parser.set_defaults(command=_run)

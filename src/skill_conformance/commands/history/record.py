@@ -58,7 +58,7 @@ class SuiteRunner:
         """Run pytest in a fresh process group, its output into ``log``; stop it at the bound."""
         command = [
             str(python),
-            *("-m", "skill_conformance", "run", "--impl", self.impl),
+            *("-m", "skill_conformance", "run", f"--impl={self.impl}"),
             *("--no-expectations", f"--results={results}", "-q", *self.extra),
         ]
         env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
