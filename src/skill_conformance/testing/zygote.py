@@ -276,6 +276,10 @@ def _serve_forever(listen_fd: int) -> None:
 # -- the zygote, seen from the process that owns it ------------------------------------------------
 
 
+def _ignore_ctrl_c() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 class Zygote:
     """A zygote process owned by this process; it stops when :meth:`stop` is called or we exit.
 
@@ -297,6 +301,9 @@ class Zygote:
                 stdin=subprocess.PIPE,
                 stdout=subprocess.DEVNULL,
                 pass_fds=(listener.fileno(),),
+                # Ignored from its first instruction, imports included (a terminal's Ctrl-C
+                # reaches it too): pytest stops it by closing the lifeline.
+                preexec_fn=_ignore_ctrl_c,
             )
         finally:
             listener.close()
