@@ -71,11 +71,13 @@ _GRACE = 5.0
 _SLOWED = 4.0
 """How many timeouts a call still making progress may last, at most, on a loaded machine."""
 
-_WORKING = 0.05
-"""The share of one CPU a call must have used over the last :data:`_WINDOW` to make progress."""
+_WORKING = 0.01
+"""The share of one CPU a call must have used over the last :data:`_WINDOW` to make progress: a
+call blocked on a read or awaiting forever uses none, one starved on a machine with ten times more
+work than cores still gets ten times this."""
 
-_WINDOW = 1.0
-"""Seconds over which a call's progress is judged."""
+_WINDOW = 5.0
+"""Seconds over which a call's progress is judged (a starved process gets the CPU in bursts)."""
 
 
 class ImplementationCrash(ImplementationError):

@@ -22,6 +22,7 @@ from typing import Protocol
 from skill_conformance.atomic import write_atomic
 from skill_conformance.commands.history.build import BuildError
 from skill_conformance.commands.history.commits import Commit
+from skill_conformance.escape.terminal import printable
 from skill_conformance.processes import stop_group
 from skill_conformance.verdicts.comparison import cannot_drive_reason
 from skill_conformance.verdicts.results import Results, ResultsError, load_results
@@ -112,7 +113,7 @@ class Recorder:
         cache: Path,
         builder: Builder,
         runner: Runner,
-        progress: Callable[[str], None] = lambda line: print(line, flush=True),
+        progress: Callable[[str], None] = lambda line: print(printable(line), flush=True),
     ) -> None:
         self.directory = cache / "results"
         self.builder = builder
