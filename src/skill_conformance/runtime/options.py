@@ -18,6 +18,7 @@ nothing but pytest and the standard library.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Generator
 from dataclasses import dataclass
 from pathlib import Path
@@ -178,9 +179,17 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_cmdline_main(
     config: pytest.Config,
 ) -> Generator[None, int | pytest.ExitCode, int | pytest.ExitCode]:
-    """A run of the suite interrupted again while it stops ends on one line, not a traceback."""
+    """A run of the suite interrupted again while it stops ends on one line, not a traceback.
+
+    One interrupted before its session began (while the suite loads) ends on one line too:
+    pytest itself says nothing then.
+    """
     try:
-        return (yield)
+        status = yield
+        began = config.stash.get(_SESSION_BEGAN, False)
+        if status == pytest.ExitCode.INTERRUPTED and suite_on(config) and not began:
+            sys.stderr.write("skill-conformance: interrupted\n")
+        return status
     except KeyboardInterrupt:
         if not suite_on(config):
             raise
@@ -188,6 +197,15 @@ def pytest_cmdline_main(
         from skill_conformance.runtime.interrupts import interrupted_again
 
         return interrupted_again(config)
+
+
+_SESSION_BEGAN = pytest.StashKey[bool]()
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Note that the session began: pytest reports an interrupt from now on."""
+    session.config.stash[_SESSION_BEGAN] = True
 
 
 def pytest_collectstart(collector: pytest.Collector) -> None:
