@@ -38,6 +38,13 @@ Feature: mcp-skills
     [mcpskills.declare.methods] It SHALL answer both `skills/list` and `skills/get` (official:
     `sep-2640-capability-commits-to-methods`).
 
+    The extension lets a server choose which skills it serves; the profile starts the server on a
+    folder the scenario wrote, as its author configures it to serve that folder, and so asks of it what
+    a skill system asks of its skills directory. [mcpskills.declare.serves-folder] A server started on a
+    folder SHALL serve (list, or at least answer `skills/get` for) every skill of it whose `SKILL.md`
+    this suite's skill-loading spec accepts, one starting with a byte order mark or ending its lines
+    with CRLF included. A skill holding a symbolic link out of the served folder may be refused whole.
+
     A server that does not declare the extension on the connection the suite makes is not judged by
     the rest of this profile: every later scenario is not applicable, naming the protocol revision the
     connection used.
@@ -72,7 +79,7 @@ Feature: mcp-skills
     the URIs end as described, and the suite finds a skill by its `SKILL.md` URI as the listing gives
     it. The official `sep-2640-skill-uri-scheme` (a SHOULD) is not asserted.
 
-    @id:every-file-of-a-served-skill-shall-be-a-resource-addressed-by-the-skill-s-path.the-listing-addresses-each-skill-by-its-skill-md-ending-in-its-name @added-by:skill-conformance @profile:mcp-server @clause:mcpskills.uri.skill-md @clause:mcpskills.uri.last-segment
+    @id:every-file-of-a-served-skill-shall-be-a-resource-addressed-by-the-skill-s-path.the-listing-addresses-each-skill-by-its-skill-md-ending-in-its-name @added-by:skill-conformance @profile:mcp-server @clause:mcpskills.uri.skill-md @clause:mcpskills.uri.last-segment @clause:mcpskills.declare.serves-folder
     Scenario: The listing addresses each skill by its SKILL.md, ending in its name
       Given the served skill `git-workflow`
       And the served skill `pdf-processing`
@@ -130,7 +137,7 @@ Feature: mcp-skills
       When the suite lists the server's skills
       Then the entry of `pdf-processing` lists exactly the files written, each once, with their digests and sizes
 
-    @id:a-skill-s-entry-shall-carry-its-frontmatter-verbatim-and-every-file-with-its-digest-and-size.a-byte-order-mark-and-crlf-line-ends-count-in-the-digest-and-size @added-by:skill-conformance @profile:mcp-server @clause:mcpskills.entry.digest @clause:mcpskills.entry.size @clause:mcpskills.entry.complete
+    @id:a-skill-s-entry-shall-carry-its-frontmatter-verbatim-and-every-file-with-its-digest-and-size.a-byte-order-mark-and-crlf-line-ends-count-in-the-digest-and-size @added-by:skill-conformance @profile:mcp-server @clause:mcpskills.entry.digest @clause:mcpskills.entry.size @clause:mcpskills.entry.complete @clause:mcpskills.declare.serves-folder
     Scenario: A byte order mark and CRLF line ends count in the digest and size
       Given the served skill `git-workflow` whose SKILL.md starts with a byte order mark and ends its lines with CRLF
       And the skill `git-workflow` has the file `notes.txt` ending its lines with CRLF
@@ -144,7 +151,7 @@ Feature: mcp-skills
       And the file `secret.md` reading `TOPSECRET` outside the served tree
       And the skill `git-workflow` has the file `leak.md` as a symbolic link to `secret.md`
       When the suite lists the server's skills
-      Then the entry of `git-workflow` lists no file named `leak.md`
+      Then the entry of `git-workflow`, if the server serves the skill, lists no file named `leak.md`
       And no answer of the server contains `TOPSECRET`
 
     @id:a-skill-s-entry-shall-carry-its-frontmatter-verbatim-and-every-file-with-its-digest-and-size.a-hard-linked-file-is-the-skill-s-own-file @added-by:skill-conformance @profile:mcp-server @clause:mcpskills.entry.complete @clause:mcpskills.entry.digest

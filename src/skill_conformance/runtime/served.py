@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from skill_conformance.errors import ImplementationError, InputError
+from skill_conformance.verdicts import expect
 
 __all__ = [
     "EXTENSION",
@@ -197,6 +198,21 @@ class ServedTree:
         raise KeyError(name)
 
 
+def _cannot_spawn(error: BaseException) -> bool:
+    if isinstance(error, BaseExceptionGroup):
+        return any(_cannot_spawn(e) for e in error.exceptions)
+    return isinstance(error, FileNotFoundError | PermissionError)
+
+
+def _last_line(log: Path, limit: int = 200) -> str:
+    try:
+        lines = [line for line in log.read_text(errors="replace").splitlines() if line.strip()]
+    except OSError:
+        return "(no stderr)"
+    last = lines[-1].strip() if lines else "(nothing)"
+    return last if len(last) <= limit else last[:limit] + "..."
+
+
 @dataclass(frozen=True)
 class RpcFailure:
     """A JSON-RPC error the server answered with."""
@@ -234,10 +250,16 @@ class SkillsClient:
             ) from None
         except Exception as error:
             self.close()
-            raise ImplementationError(
-                f"the server could not be started or initialized: {type(error).__name__}: "
-                f"{error}; its stderr is in {self._log}"
-            ) from None
+            if _cannot_spawn(error):
+                raise ImplementationError(
+                    f"the server's command cannot be started: {error}"
+                ) from None
+            expect(
+                False,
+                "the server ended without answering initialize on the folder the scenario wrote",
+                expected="a server answering initialize",
+                observed=f"its stderr ends: {_last_line(self._log)}",
+            )
 
     def close(self) -> None:
         """Stop the server."""
