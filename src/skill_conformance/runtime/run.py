@@ -22,7 +22,7 @@ import pytest
 from skill_conformance import __version__, _compat
 from skill_conformance.bundled import spec_digest
 from skill_conformance.errors import InputError
-from skill_conformance.options import positive_seconds, whole_mib, writable_file
+from skill_conformance.options import positive_seconds, whole_mib, whole_seed, writable_file
 from skill_conformance.port import Ability, Implementation, Unsupported, cannot_drive
 from skill_conformance.runtime.context import ScenarioContext
 from skill_conformance.runtime.interrupts import raise_on_sigterm
@@ -67,6 +67,8 @@ class RunOptions:
     zygote: bool
     server: ServerEntry | None = None
     """The MCP server under test (``--server``): the run is then the server profile's."""
+    seed: int | None = None
+    """The property scenarios' seed (``--skill-conformance-seed``); ``None``: the fixed default."""
 
     @classmethod
     def of(cls, config: pytest.Config) -> RunOptions:
@@ -85,6 +87,9 @@ class RunOptions:
             results=path,
             traceback=bool(_value(config, TRACEBACK)),
             zygote=not _value(config, _OPTION["no-zygote"]),
+            seed=None
+            if (chosen := _value(config, _OPTION["seed"])) is None
+            else whole_seed(_OPTION["seed"].pytest_flag, chosen),
         )
 
 
