@@ -35,6 +35,7 @@ from skill_conformance.runtime.options import (
     OPTIONS,
     RESULTS,
     SCENARIOS,
+    SERVER,
     TRACEBACK,
     SuiteOption,
 )
@@ -214,6 +215,12 @@ def run_suite(suite: dict[str, object], extra: Sequence[str]) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     suite = {option.dest: getattr(args, option.dest) for option in OPTIONS}
+    if suite[IMPL.dest] is None and suite[SERVER.dest] is None:
+        print(
+            "skill-conformance run: error: --impl NAME or --server ENTRY is required",
+            file=sys.stderr,
+        )
+        return 2
     return run_suite(suite, args.pytest_args)
 
 
@@ -243,7 +250,6 @@ def add_run(commands: argparse._SubParsersAction[Any]) -> None:
                 option.run_flag,
                 dest=option.dest,
                 metavar=option.metavar,
-                required=option is IMPL,
                 help=option.help,
             )
     for old, new in _FORMER_NAMES.items():  # as earlier versions spelt them

@@ -25,7 +25,17 @@ from pathlib import Path
 
 import pytest
 
-__all__ = ["IMPL", "OPTIONS", "PREFIX", "RESULTS", "SUITE", "TRACEBACK", "SuiteOption", "suite_on"]
+__all__ = [
+    "IMPL",
+    "OPTIONS",
+    "PREFIX",
+    "RESULTS",
+    "SERVER",
+    "SUITE",
+    "TRACEBACK",
+    "SuiteOption",
+    "suite_on",
+]
 
 SUITE = "skill_conformance.runtime.session"
 """The plugin that holds the suite's hooks and lists its step definitions."""
@@ -84,6 +94,14 @@ RESULTS = SuiteOption(
     "write the run's header and one verdict per scenario to FILE (JSON)",
     metavar="FILE",
 )
+SERVER = SuiteOption(
+    "server",
+    "test an MCP server instead of a skill system: 'reference' (the suite's own skills server), "
+    'a JSON MCP-server entry ({"command", "args", "env"}, {skills} standing for the '
+    "folder each scenario writes its skills into) or a file holding one; only the mcp-skills "
+    "server profile runs",
+    metavar="ENTRY",
+)
 TRACEBACK = SuiteOption(
     "traceback",
     "under each failing scenario's short block, print pytest's full traceback and the "
@@ -91,6 +109,7 @@ TRACEBACK = SuiteOption(
 )
 OPTIONS = (
     IMPL,
+    SERVER,
     SuiteOption(
         "expectations",
         "expectations file of known failures, applied as strict xfail (default: the one "
@@ -152,8 +171,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def suite_on(config: pytest.Config) -> bool:
-    """Whether this run names an implementation, and so runs the suite."""
-    return config.getoption(IMPL.dest, None) is not None
+    """Whether this run names an implementation or a server, and so runs the suite."""
+    return (
+        config.getoption(IMPL.dest, None) is not None
+        or config.getoption(SERVER.dest, None) is not None
+    )
 
 
 @pytest.hookimpl(tryfirst=True)
