@@ -113,6 +113,35 @@ $(MASTRA)/.built: thirdparty/mastra/package.json thirdparty/mastra/package-lock.
 	@echo "mastra: Node.js $$($(MASTRA)/node_modules/.bin/node --version), @mastra/core $$(cd $(MASTRA) && node_modules/.bin/node -p "require('@mastra/core/package.json').version")"
 	touch $@
 
+# MCP servers serving skills per MCP's Skills Extension, each checked by the server profile
+# (`skill-conformance run --server ENTRY`, entries in thirdparty/skills-servers/entries/): the npm
+# ones in one Node.js environment beside their drivers, the PyPI ones in a venv each.
+SKILLS_SERVERS := build/venvs/skills-servers
+SKILLS_SERVERS_NPM := $(addprefix thirdparty/skills-servers/,package.json package-lock.json sdk-server.mjs olaservo-server.mjs)
+$(SKILLS_SERVERS)/.built: $(SKILLS_SERVERS_NPM)
+	rm -rf $(SKILLS_SERVERS) && mkdir -p $(SKILLS_SERVERS)
+	cp $^ $(SKILLS_SERVERS)/
+	cd $(SKILLS_SERVERS) && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+build/venvs/skills-fastmcp/.built: thirdparty/skills-servers/fastmcp.txt
+	rm -rf $(@D) && $(UV) venv --quiet --no-config --python $(call find-python,3.11) $(@D)
+	$(UV) pip install --quiet --no-config --python $(@D)/bin/python -r $<
+	touch $@
+build/venvs/skills-agentskills/.built: thirdparty/skills-servers/agentskills.txt
+	rm -rf $(@D) && $(UV) venv --quiet --no-config --python $(call find-python,3.12) $(@D)
+	$(UV) pip install --quiet --no-config --python $(@D)/bin/python -r $<
+	touch $@
+
+.PHONY: servers
+servers: sync $(SKILLS_SERVERS)/.built build/venvs/skills-fastmcp/.built build/venvs/skills-agentskills/.built ## The MCP skills servers (thirdparty/skills-servers/) under the server profile, into build/servers/
+	rm -rf build/servers && mkdir -p build/servers
+	@status=0; for entry in thirdparty/skills-servers/entries/*.json; do \
+	  name=$$(basename $$entry .json); \
+	  $(UV) run --frozen skill-conformance run --server $$entry -q -p no:randomly -n 2 \
+	    --results build/servers/$$name.json >build/servers/$$name.txt 2>&1 || status=1; \
+	  echo "$$name: $$(tail -n 1 build/servers/$$name.txt)"; \
+	done; exit $$status
+
 .PHONY: venvs
 venvs: $(THIRD_PARTY_VENVS) $(MASTRA)/.built ## One environment per third-party implementation (thirdparty/) with the suite
 

@@ -606,6 +606,28 @@ Feature: skill-loading
       And the skill `declared-name` loads with the text `Body of declared-name.`
       And the skill `healthy` still loads
 
+    @id:a-skill-s-name-shall-follow-the-format-and-a-name-differing-from-its-folder-shall-still-load.two-folders-declaring-the-same-name-never-list-it-twice @added-by:skill-conformance @clause:loading.name.duplicate-winner
+    Scenario: Two folders declaring the same name never list it twice
+      Given a skill `healthy`
+      And a skill folder `copy-one` whose `SKILL.md` reads
+        """
+        ---
+        name: shared
+        description: First in folder order.
+        ---
+        """
+      And a skill folder `copy-two` whose `SKILL.md` reads
+        """
+        ---
+        name: shared
+        description: Second in folder order.
+        ---
+        """
+      When `list_skills` is called
+      Then the listed skill names include `healthy`
+      And no skill is listed twice
+      And the skill `healthy` still loads
+
     @id:a-skill-s-name-shall-follow-the-format-and-a-name-differing-from-its-folder-shall-still-load.two-folders-declaring-the-same-name-give-one-skill @added-by:skill-conformance @needs:lenient-loading @clause:loading.name.duplicate-winner
     Scenario: Two folders declaring the same name give one skill
       Given a skill `healthy`
@@ -671,7 +693,7 @@ Feature: skill-loading
 
     @id:a-skill-s-name-shall-follow-the-format-and-a-name-differing-from-its-folder-shall-still-load.loading-name-chars-holds-over-its-domain @clause:loading.name.chars @property:skill-names @needs:name-characters
     Scenario: [loading.name.chars] holds over its domain
-      Domain: names of 1 to 64 characters, mostly ASCII lowercase letters, digits and hyphens, now and then an uppercase letter, `_`, `.`, `é` or a space, each in a folder of its own name, one to four at once; edges: one character, a digit first, inner hyphens, `_`, `.`, uppercase, a hyphen first or last, two hyphens, a letter outside ASCII, a space
+      Domain: names of 1 to 64 characters, mostly ASCII lowercase letters, digits and hyphens, now and then an uppercase letter, `_`, `.`, `é` or a space, each in a folder of its own name, one to six at once; edges: one character, a digit first, inner hyphens, `_`, `.`, uppercase, a hyphen first or last, two hyphens, a letter outside ASCII, a space
 
       Given the domain of `loading.name.chars`
       When the property `skill-names` is checked over generated examples
@@ -779,7 +801,7 @@ Feature: skill-loading
 
     @id:a-skill-shall-have-a-description-of-1-to-1024-characters.loading-description-length-holds-over-its-domain @clause:loading.description.length @property:description-lengths @needs:length-limits
     Scenario: [loading.description.length] holds over its domain
-      Domain: descriptions of 1 to 1032 characters, mostly near 1024, repeating a unit of ASCII letters, spaces, `é`, `漢` and the emoji `😀` (one character, two UTF-16 units, four bytes), one to three at once; edges: 1024 and 1025 ASCII characters, 1024 characters of `漢`, of `é` and of `😀`
+      Domain: descriptions of 1 to 1032 characters, mostly near 1024, repeating a unit of ASCII letters, spaces, `é`, `漢` and the emoji `😀` (one character, two UTF-16 units, four bytes), one to four at once; edges: 1024 and 1025 ASCII characters, 1024 characters of `漢`, of `é` and of `😀`
 
       Given the domain of `loading.description.length`
       When the property `description-lengths` is checked over generated examples
@@ -849,6 +871,14 @@ Feature: skill-loading
       And the skill `packed` allows only the tools `read` and `list`, written as the string `read,list`
       When the agent's tools are listed
       Then the agent sees exactly the tools `spaced__tool__read`, `spaced__tool__list`, `packed__tool__read` and `packed__tool__list`
+
+    @id:the-format-s-optional-fields-and-unknown-fields-shall-not-keep-a-skill-from-loading.loading-fields-allowed-tools-forms-holds-over-its-domain @clause:loading.fields.allowed-tools-forms @property:allowed-tools-forms @needs:python-tools @needs:allowed-tools
+    Scenario: [loading.fields.allowed-tools-forms] holds over its domain
+      Domain: one to three skills declaring one to four Python tools, each allowing some of them by a list or by a string whose names are separated by a space, a comma, or a run of both; edges: a string mixing commas and spaces, three names in one string, a comma after a space
+
+      Given the domain of `loading.fields.allowed-tools-forms`
+      When the property `allowed-tools-forms` is checked over generated examples
+      Then it holds for every example
 
   @requirement:a-frontmatter-with-a-key-written-twice-shall-be-refused @delta:baseline @added-by:skill-conformance
   Rule: A frontmatter with a key written twice SHALL be refused

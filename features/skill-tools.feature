@@ -350,6 +350,18 @@ Feature: skill-tools
       When the file `references/guide.md` of the skill `my-skill` is read
       Then the text contains `GUIDE-CONTENT`
 
+    @id:load-skill-shall-load-reference-files.a-skill-s-file-whose-name-holds-a-space-is-read-by-its-path @added-by:skill-conformance @needs:read-file @clause:tools.refs.read-file
+    Scenario: A skill's file whose name holds a space is read by its path
+      Given a skill `my-skill` with the file `references/style guide.md` containing `SPACED-CONTENT`
+      When the file `references/style guide.md` of the skill `my-skill` is read
+      Then the text contains `SPACED-CONTENT`
+
+    @id:load-skill-shall-load-reference-files.a-skill-s-file-in-a-folder-of-its-own-is-read-by-its-path @added-by:skill-conformance @needs:read-file @clause:tools.refs.read-file
+    Scenario: A skill's file in a folder of its own is read by its path
+      Given a skill `my-skill` with the file `references/api/endpoints.md` containing `NESTED-CONTENT`
+      When the file `references/api/endpoints.md` of the skill `my-skill` is read
+      Then the text contains `NESTED-CONTENT`
+
     @id:load-skill-shall-load-reference-files.reading-a-file-by-a-path-climbing-out-of-the-skill-reveals-nothing @added-by:skill-conformance @needs:read-file @needs:contained-reader @clause:tools.refs.outside-nothing-leaks
     Scenario: Reading a file by a path climbing out of the skill reveals nothing
       Given a skill `my-skill` with the file `references/guide.md` containing `GUIDE-CONTENT`

@@ -4,6 +4,6 @@ from __future__ import annotations
 
 import sys
 
-from skill_conformance.commands.main import main
+from skill_conformance.cli import main
 
 sys.exit(main())

@@ -1,7 +1,8 @@
 """A JSON-lines implementation that misbehaves on purpose, for the adapter's own tests.
 
     python faulty.py --at OP --do crash|hang|exit|garbage|report-crash|not-found|endless|
-        grandchild|stderr-flood|refuse-hello|unknown-ability [--pids FILE]
+        grandchild|stderr-flood|refuse-hello|unknown-ability|half-answer|fork-and-exit
+        [--pids FILE]
 
 It answers ``hello`` (declaring MCP unsupported) and every other op with an empty success, until
 op ``--at``, where it does what ``--do`` says. With ``--pids`` it appends its own pid, and that of
@@ -12,7 +13,9 @@ The hostile ones: ``endless`` writes a line that never ends (at most 512 MiB, th
 ``grandchild`` starts a ``sleep`` in a session of its own that holds stdout and stderr, records
 its pid, and hangs; ``stderr-flood`` writes 64 MiB to stderr and answers, then exits with code 3
 at the next request other than ``problems``; ``refuse-hello`` answers ``hello`` with an error;
-``unknown-ability`` declares an ability the suite does not know; ``slow-hello-again`` (with
+``unknown-ability`` declares an ability the suite does not know; ``half-answer`` writes the start
+of its answer, no end of line, and exits with code 3; ``fork-and-exit`` forks a copy of itself
+(which hangs, holding stdout) and calls ``os._exit(3)``; ``slow-hello-again`` (with
 ``--pids``) crashes at ``--at``, and every process started after the first hangs on ``hello``.
 """
 
@@ -20,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import time
@@ -45,7 +49,7 @@ def main() -> None:
     if options.pids:
         child = subprocess.Popen(["sleep", "300"])
         with Path(options.pids).open("a") as handle:
-            handle.write(f"{child.pid}\n{__import__('os').getpid()}\n")
+            handle.write(f"{child.pid}\n{os.getpid()}\n")
     flooded = False
     for line in sys.stdin:
         request = json.loads(line)
@@ -89,6 +93,14 @@ def main() -> None:
             answer = {"ok": EMPTY.get(op)}
         elif (flooded and op != "problems") or (op == options.at and options.do == "crash"):
             raise SystemExit(3)
+        elif op == options.at and options.do == "half-answer":
+            sys.stdout.write(json.dumps({"id": ident, "ok": None})[:9])
+            sys.stdout.flush()
+            raise SystemExit(3)
+        elif op == options.at and options.do == "fork-and-exit":
+            if os.fork() == 0:  # the copy: holds stdout and the pipes, hangs
+                time.sleep(3600)
+            os._exit(3)
         elif op == options.at and options.do == "exit":
             sys.exit(0)
         elif op == options.at and options.do == "hang":

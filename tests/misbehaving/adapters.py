@@ -357,3 +357,23 @@ class _ForksHelper(ReferenceSystem):
 
 
 ForksHelper = _implementation("ForksHelper", _ForksHelper)
+
+
+# -- forks a helper, then ends the process it runs in ----------------------------------------------
+
+
+class _ForksThenEnds(ReferenceSystem):
+    """Forks a helper (as :class:`_ForksHelper`), then ends the whole process when asked to list
+    skills: the run ends by the implementation's hand while a copy of its process lives on."""
+
+    async def list_skills(self) -> Sequence[SkillListing]:
+        pid = os.fork()
+        if pid == 0:  # the helper: holds every descriptor it inherited, then ends
+            time.sleep(600)
+            os._exit(0)
+        with open(os.environ["SC_HELPER_PIDS"], "a", encoding="utf-8") as pids:
+            pids.write(f"{pid}\n")
+        os._exit(3)
+
+
+ForksThenEnds = _implementation("ForksThenEnds", _ForksThenEnds)

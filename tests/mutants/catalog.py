@@ -495,18 +495,6 @@ MUTANTS = (
         extra=True,
     ),
     Mutant(
-        _L + "LastOfOneNameWinsMutant",
-        SL_NAME,
-        _ids(SL_NAME, "two-folders-declaring-the-same-name-give-one-skill"),
-        extra=True,
-    ),
-    Mutant(
-        _L + "FirstOfOneNameWinsMutant",
-        SL_NAME,
-        _ids(SL_NAME, "two-folders-declaring-the-same-name-give-one-skill"),
-        extra=True,
-    ),
-    Mutant(
         _L + "NoDescriptionLimitMutant",
         SL_DESCRIPTION,
         _ids(SL_DESCRIPTION, "missing-empty-and-over-long-descriptions-are-refused"),
@@ -574,7 +562,7 @@ MUTANTS = (
     Mutant(
         _L + "NoDepthLimitMutant",
         SL_YAML,
-        _ids(SL_YAML, "a-thousand-nested-sequences-are-refused")
+        _ids(SL_YAML, "a-thousand-nested-sequences-keep-no-other-skill-from-loading")
         + _ids(SL_PROBLEMS, "hostile-input-gives-short-problem-lines"),
     ),
     Mutant(
@@ -604,7 +592,7 @@ MUTANTS = (
     Mutant(
         _L + "WalksAliasesWholeMutant",
         SL_YAML,
-        _ids(SL_YAML, "aliases-expanding-in-the-name-are-refused")
+        _ids(SL_YAML, "aliases-expanding-in-the-name-keep-no-other-skill-from-loading")
         + _ids(SL_YAML, "aliases-expanding-in-a-tool-s-import-path-are-refused"),
         extra=True,
     ),
@@ -816,7 +804,7 @@ MUTANTS = (
     Mutant(
         _L + "RendersTheExpansionMutant",
         SL_YAML,
-        _ids(SL_YAML, "aliases-expanding-in-the-name-are-refused")
+        _ids(SL_YAML, "aliases-expanding-in-the-name-keep-no-other-skill-from-loading")
         + _ids(SL_YAML, "aliases-expanding-in-a-tool-s-import-path-are-refused"),
         extra=True,
     ),
@@ -1080,6 +1068,18 @@ MUTANTS = (
         _P + "EndingsOfTheFirstKindMutant",
         SL_BYTES,
         _ids(SL_BYTES, "loading-encoding-bom-holds-over-its-domain"),
+        extra=True,
+    ),
+    Mutant(
+        _P + "RereadsOnlyResizedSkillsMutant",
+        STR_REBUILD,
+        _ids(STR_REBUILD, "registration-rebuild-exact-holds-over-its-domain"),
+        extra=True,
+    ),
+    Mutant(
+        _P + "SplitsAllowedToolsOneWayMutant",
+        SL_FIELDS,
+        _ids(SL_FIELDS, "loading-fields-allowed-tools-forms-holds-over-its-domain"),
         extra=True,
     ),
 )

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from skill_conformance.reference import frontmatter, loader
 from skill_conformance.reference.loader import LoadResult, load_skills
+from skill_conformance.reference.skill import Skill
 from skill_conformance.reference.substitution import substitute_arguments
 from tests.mutants.base import mutant, swapping
 from tests.mutants.clause_mutants import _ONE_OR_MORE, _substituting, _substituting_provider
@@ -87,3 +88,46 @@ EndingsOfTheFirstKindMutant = mutant(
 )
 """Finds the file's line ending once (CRLF if it holds one, else CR) and reads every line by it:
 a file whose lines end in more than one way keeps a lone CR."""
+
+
+_CACHE: dict[tuple[Path, int], object] = {}
+
+
+def _load_skill_dir_cached(directory: Path, problems: list[str]) -> Skill | None:
+    """A skill read again only when its SKILL.md changed size."""
+    skill_file = directory / loader.SKILL_FILE
+    try:
+        key = (skill_file, skill_file.stat().st_size)
+    except OSError:
+        return _load_skill_dir(directory, problems)
+    if key not in _CACHE:
+        _CACHE[key] = _load_skill_dir(directory, problems)
+    cached = _CACHE[key]
+    return cached if isinstance(cached, Skill) else _load_skill_dir(directory, problems)
+
+
+_load_skill_dir = loader.load_skill_dir
+
+RereadsOnlyResizedSkillsMutant = mutant(
+    "RereadsOnlyResizedSkillsMutant",
+    loader=swapping((loader, "load_skill_dir", _load_skill_dir_cached)),
+)
+"""Keeps each skill read and reads it again on a rebuild only when its SKILL.md changed size, as
+loaders caching by file size (or by a coarse modification time) do: a change of the same length is
+missed."""
+
+
+def _one_kind_of_separator(value: object) -> frozenset[str] | None:
+    if isinstance(value, str) and "," in value:
+        return frozenset(name.strip() for name in value.split(","))
+    return _allowed_tools(value)
+
+
+_allowed_tools = loader._allowed_tools
+
+SplitsAllowedToolsOneWayMutant = mutant(
+    "SplitsAllowedToolsOneWayMutant",
+    loader=swapping((loader, "_allowed_tools", _one_kind_of_separator)),
+)
+"""Splits an allowed-tools string on commas when it holds one, else on spaces: a string mixing
+the two (`read, write grep`) keeps `write grep` as one name."""

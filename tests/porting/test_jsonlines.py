@@ -66,6 +66,7 @@ def test_a_command_that_does_not_exist_is_one_line() -> None:
         ("crash", r"exited \(code 3\) without answering"),
         ("exit", r"exited \(code 0\) without answering"),
         ("garbage", "not a JSON line on stdout: 'this is not JSON'"),
+        ("half-answer", r"exited \(code 3\) in the middle of an answer: '\{\"id\": \d+,'"),
         ("report-crash", "the implementation reported crash: it broke inside"),
     ],
 )

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -154,3 +156,42 @@ async def test_an_import_that_hangs_does_not_stall_the_event_loop(
     assert ticks >= 10, f"the event loop ran {ticks} times while the import hung for 1 s"
     assert any("did not finish within 1 s" in p for p in pool.problems), pool.problems
     await pool.close()
+
+
+_MISBEHAVES = Path(__file__).resolve().parents[1] / "misbehaving" / "mcp_misbehaves.py"
+
+
+@pytest.mark.parametrize("do", ["mute-listing", "exits", "not-mcp"])
+async def test_a_server_that_misbehaves_after_starting_is_given_up_once_and_reported(
+    skills_dir: Path, make_skill: Any, server_entry: Any, mcp_log: Path, tmp_path: Path, do: str
+) -> None:
+    """Its listing never finishes (no answer), it exits at once, or it never speaks MCP.
+
+    The first run pays at most the startup bound (10 s) for it, once; every later listing and
+    the healthy skills' tools cost nothing more; one problem line names it; it is stopped.
+    """
+    pids = tmp_path / "pids"
+    command = [str(_MISBEHAVES), "--do", do, "--pids", str(pids)]
+    make_skill("odd", mcp_servers={"peer": {"command": sys.executable, "args": command}})
+    make_skill("alpha", mcp_servers={"first": server_entry("first")})
+    make_skill("healthy", tools=[{"import_path": "json:loads"}])
+    manager = SkillManagerCap(load_skills(skills_dir).skills.values())
+    with anyio.fail_after(60):
+        async with manager:
+            began = time.monotonic()
+            run = await agent_run([manager], ("healthy__tool__loads", {"s": "[1]"}))
+            first = time.monotonic() - began
+            assert run.result == [1]
+            began = time.monotonic()
+            for _ in range(2):
+                run = await agent_run([manager], ("alpha__mcp__echo", {"text": "hi"}))
+                assert run.result == "first:echo:hi"
+                assert run.offered[0] == ["alpha__mcp__echo", "healthy__tool__loads"]
+            later = time.monotonic() - began
+    assert first < 10 + 5, f"the first run waited {first:.1f} s for the server"
+    assert later < 5, f"two later runs waited {later:.1f} s: the server was not given up"
+    assert [p for p in manager.problems if "'peer'" in p], manager.problems
+    assert len(manager.problems) == 1, manager.problems
+    with anyio.fail_after(10):
+        while any(pid_alive(int(pid)) for pid in pids.read_text().split()):
+            await anyio.sleep(0.05)

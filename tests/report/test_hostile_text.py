@@ -8,6 +8,7 @@ keeps every table row one row; text output writes no control character; HTML esc
 
 from __future__ import annotations
 
+import io
 import re
 from html import unescape
 from pathlib import Path
@@ -15,9 +16,12 @@ from pathlib import Path
 import pytest
 from markdown_it import MarkdownIt
 
+from skill_conformance.commands import smoke
 from skill_conformance.commands.main import main
 from skill_conformance.escape.terminal import printable
+from skill_conformance.verdicts.block import BlockRepr
 from skill_conformance.verdicts.results import Header, Results, ScenarioResult, write_results
+from skill_conformance.verdicts.summary import summary_lines
 from skill_conformance.verdicts.verdict import Verdict
 
 HOSTILE = {
@@ -156,3 +160,35 @@ def test_report_html_escapes_it(runs: tuple[str, Path, Path], tmp_path: Path) ->
     for tag in ("<img src=x", "<script>alert", "</details><details open>"):
         assert tag not in html
     assert '<a href="https://evil' not in html
+
+
+@pytest.mark.parametrize("key", sorted(HOSTILE))
+def test_a_runs_summary_and_failure_block_write_no_control_character(key: str) -> None:
+    # What `skill-conformance run` prints at its end and for each failing scenario.
+    text = HOSTILE[key]
+    result = ScenarioResult(f"cap {text}", "r", "R", "id", f"name {text}", Verdict.FAILED, text)
+    lines = summary_lines([result])
+    written: list[str] = []
+
+    class Writer:
+        def line(self, s: str = "", **markup: bool) -> None:
+            written.append(s)
+
+    BlockRepr(f"Scenario: {text}\n  expected: {text}\n  observed: {text}", text).toterminal(
+        Writer()
+    )
+    for line in [*lines, *written]:
+        assert _TERMINAL_UNSAFE.findall(line) == [], line
+
+
+@pytest.mark.parametrize("key", sorted(HOSTILE))
+def test_smokes_report_writes_no_control_character(key: str) -> None:
+    text = HOSTILE[key]
+
+    class Named:
+        name, version = f"impl {text}", f"1 {text}"
+
+    out = io.StringIO()
+    smoke.report(Named(), [smoke.Check("start", "error", f"crashed: {text}")], out)  # type: ignore[arg-type]
+    assert _TERMINAL_UNSAFE.findall(out.getvalue()) == []
+    assert out.getvalue().count("\n") == 3

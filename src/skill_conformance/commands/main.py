@@ -22,7 +22,12 @@ from skill_conformance.commands.trace import add_trace
 from skill_conformance.errors import InputError
 from skill_conformance.escape.terminal import printable
 from skill_conformance.gherkin import FAILED, Options, run
-from skill_conformance.runtime.interrupts import raise_on_sigterm
+from skill_conformance.signals import (
+    BROKEN_PIPE,
+    INTERRUPTED,
+    interrupted,
+    raise_on_sigterm,
+)
 
 Command = Callable[[argparse.Namespace], int]
 
@@ -126,13 +131,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     return _interruptible(command, args)
 
 
-INTERRUPTED = 2
-"""The exit status of a command stopped by Ctrl-C or SIGTERM, as pytest's for a run."""
-
-BROKEN_PIPE = 128 + signal.SIGPIPE
-"""The exit status of a command whose output's reader went away, as a shell shows one it kills."""
-
-
 def _interruptible(command: Command, args: argparse.Namespace) -> int:
     """Run ``command`` so that SIGTERM stops it as Ctrl-C does: files it was writing removed."""
     handled = (
@@ -147,8 +145,7 @@ def _interruptible(command: Command, args: argparse.Namespace) -> int:
         print(f"skill-conformance: error: {printable(str(error))}", file=sys.stderr)
         return FAILED
     except KeyboardInterrupt:
-        print("skill-conformance: interrupted", file=sys.stderr)
-        return INTERRUPTED
+        return interrupted()
     except BrokenPipeError:  # the reader stopped early (`| head`): end quietly, as tools there do
         # The flush at exit would fail again on the closed pipe (the signal module's SIGPIPE note).
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
@@ -157,6 +154,8 @@ def _interruptible(command: Command, args: argparse.Namespace) -> int:
         if handled:
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
+
+__all__ = ["BROKEN_PIPE", "INTERRUPTED", "build_parser", "main"]
 
 if __name__ == "__main__":
     sys.exit(main())

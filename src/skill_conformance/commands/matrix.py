@@ -30,6 +30,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from skill_conformance.atomic import write_atomic
+from skill_conformance.processes import kill_group, stop_group
+
 __all__ = ["Outcome", "Run", "badge_summary", "main", "parse_run", "run_matrix"]
 
 _ROOT = Path(__file__).resolve().parents[3]
@@ -152,11 +155,19 @@ def _one(run: Run, index: int, total: int, out: Path) -> Outcome:
                 stdout=sink,
                 stderr=subprocess.STDOUT,
                 preexec_fn=_limit_memory,
+                start_new_session=True,  # stopped with all it started, whoever was signalled
             )
         except OSError as error:
             print(f"      {run.impl}: no results: {_unstartable(run.python, error)}", flush=True)
             return Outcome(run, None, NOT_STARTED, 0.0)
-        status = _wait(process, scratch)
+        try:
+            status = _wait(process, scratch)
+        except KeyboardInterrupt:  # the run ends as interrupted; its partial results are not kept
+            stop_group(process, EXIT_GRACE)
+            scratch.unlink(missing_ok=True)
+            raise
+        finally:
+            kill_group(process)
     seconds = time.monotonic() - started
     if not scratch.exists():
         print(f"      {run.impl}: no results (exit {status}); its output: {log}", flush=True)
@@ -168,7 +179,7 @@ def _one(run: Run, index: int, total: int, out: Path) -> Outcome:
     scratch.replace(results)
     log.replace(out / f"{stem}.log")
     text = json.dumps(summary, indent=1) + "\n"
-    (out / f"{stem}.summary.json").write_text(text, encoding="utf-8")
+    write_atomic(out / f"{stem}.summary.json", text.encode("utf-8"))
     gate = "gate passes" if status == 0 else f"GATE FAILS (exit {status})"
     print(f"      {stem}: {_counts_line(summary)}; {gate} ({seconds:.0f} s)", flush=True)
     return Outcome(run, results, status, seconds)
@@ -229,4 +240,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from skill_conformance.signals import guarded
+
+    sys.exit(guarded(main))

@@ -21,18 +21,21 @@ import hashlib
 import os
 import re
 import shlex
+import signal
 import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from skill_conformance import signals
 from skill_conformance.errors import InputError
 from skill_conformance.runtime.options import (
     IMPL,
     OPTIONS,
     RESULTS,
     SCENARIOS,
+    SERVER,
     TRACEBACK,
     SuiteOption,
 )
@@ -170,20 +173,38 @@ def pytest_arguments(suite: dict[str, object], extra: Sequence[str]) -> list[str
     return [*arguments, *extra]
 
 
+_SIGNALS_MODULE = Path(signals.__file__)
+
 _PYTEST_MAIN = (
-    "import os, runpy, sys; sys.path.append(os.getcwd()); "
-    "runpy.run_module('pytest', run_name='__main__', alter_sys=True)"
+    "import importlib.util as u, os, sys; sys.path.append(os.getcwd()); "
+    "spec = u.spec_from_file_location('skill_conformance.signals', sys.argv[1]); "
+    "module = sys.modules[spec.name] = u.module_from_spec(spec); spec.loader.exec_module(module); "
+    "del sys.argv[1]; sys.exit(module.run_pytest())"
 )
-"""``python -m pytest`` with the working directory last on the path instead of first (``-P``)."""
+"""``python -m pytest`` with the working directory last on the path instead of first (``-P``),
+under the command line's signal discipline (:func:`skill_conformance.signals.run_pytest`, loaded
+from the file that follows: importing the package would keep pytest from rewriting it)."""
+
+_INTERRUPTS = {signal.SIGINT, signal.SIGTERM}
 
 
 def run_suite(suite: dict[str, object], extra: Sequence[str]) -> int:
-    """Become pytest running the bundled suite (where exec exists); else pytest's exit status."""
-    command = [sys.executable, "-P", "-c", _PYTEST_MAIN, *pytest_arguments(suite, extra)]
+    """Become pytest running the bundled suite (where exec exists); else pytest's exit status.
+
+    Ctrl-C and SIGTERM are blocked across the exec (a blocked signal stays pending through it):
+    one arriving while the new interpreter starts, before it can handle it, is delivered once its
+    handlers are in place, and ends the run on one line rather than killing it outright.
+    """
+    command = [sys.executable, "-P", "-c", _PYTEST_MAIN, str(_SIGNALS_MODULE)]
+    command += pytest_arguments(suite, extra)
     sys.stdout.flush()
     sys.stderr.flush()
     if os.name == "posix":
-        os.execv(sys.executable, command)
+        signal.pthread_sigmask(signal.SIG_BLOCK, _INTERRUPTS)
+        try:
+            os.execv(sys.executable, command)
+        finally:  # exec failed: the interrupts come as they would have
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, _INTERRUPTS)
     process = subprocess.Popen(command)
     while True:
         try:
@@ -194,6 +215,12 @@ def run_suite(suite: dict[str, object], extra: Sequence[str]) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     suite = {option.dest: getattr(args, option.dest) for option in OPTIONS}
+    if suite[IMPL.dest] is None and suite[SERVER.dest] is None:
+        print(
+            "skill-conformance run: error: --impl NAME or --server ENTRY is required",
+            file=sys.stderr,
+        )
+        return 2
     return run_suite(suite, args.pytest_args)
 
 
@@ -223,7 +250,6 @@ def add_run(commands: argparse._SubParsersAction[Any]) -> None:
                 option.run_flag,
                 dest=option.dest,
                 metavar=option.metavar,
-                required=option is IMPL,
                 help=option.help,
             )
     for old, new in _FORMER_NAMES.items():  # as earlier versions spelt them

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
+from skill_conformance.escape.terminal import printable
 from skill_conformance.options import seconds_argument
 from skill_conformance.port import Ability as A
 from skill_conformance.port import AgentPath, Implementation, Scope, Unsupported
@@ -266,9 +267,9 @@ def _close(system: BlockingSkillSystem, world: World) -> str:
 
 def report(implementation: Implementation, checks: list[Check], out: TextIO) -> int:
     """Print the checks, one line each, and a total; return the exit status."""
-    out.write(f"smoke: {implementation.name} {implementation.version}\n")
+    out.write(printable(f"smoke: {implementation.name} {implementation.version}") + "\n")
     for check in checks:
-        out.write(f"  {check.status:<11} {check.operation:<32} {check.detail}\n")
+        out.write(f"  {check.status:<11} {check.operation:<32} {printable(check.detail)}\n")
     counts = {status: sum(c.status == status for c in checks) for status in _STATUSES}
     out.write(", ".join(f"{n} {status}" for status, n in counts.items()) + "\n")
     return 1 if counts["error"] else 0
@@ -286,7 +287,7 @@ def _run(args: argparse.Namespace) -> int:
     try:
         implementation = load_implementation(args.impl)
     except AdapterLoadError as error:
-        print(f"skill-conformance smoke: {error}", file=sys.stderr)
+        print(f"skill-conformance smoke: {printable(str(error))}", file=sys.stderr)
         return 2
     checks = smoke(implementation, mcp=bool(args.mcp), timeout=float(args.timeout))
     return report(implementation, checks, sys.stdout)

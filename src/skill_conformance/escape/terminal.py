@@ -3,7 +3,7 @@ r"""Text for a terminal: what would act on it (control characters, bidi override
 An implementation's observation can hold ESC (which starts a terminal escape sequence), CR
 (which rewrites the line), BEL, NUL, the C1 controls, line breaks, and the invisible characters
 that reorder or hide text (bidi overrides and isolates, zero-width characters). Each is written as
-its Python escape (``\x1b``, ``\u202e``), so what the reader sees is what the text holds. A
+its Python escape (``\n``, ``\x1b``, ``\u202e``), so what the reader sees is what the text holds. A
 lone surrogate (a file name that is not UTF-8, read with ``surrogateescape``) is shown as the byte
 it stands for (``\xff``).
 """
@@ -23,7 +23,12 @@ characters, line and paragraph separators, the byte order mark, interlinear anno
 surrogates and tag characters."""
 
 
+_SHORT = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
+
+
 def _escaped(match: re.Match[str]) -> str:
+    if match[0] in _SHORT:
+        return _SHORT[match[0]]
     code = ord(match[0])
     if 0xDC80 <= code <= 0xDCFF:  # a byte that was not UTF-8, carried by surrogateescape
         return f"\\x{code - 0xDC00:02x}"

@@ -58,6 +58,8 @@ def run(options: Options, stdout: TextIO, stderr: TextIO) -> int:
     except GeneratorError as exc:
         print(printable(str(exc)), file=stderr)
         return FAILED
+    except BrokenPipeError:  # the reader of the diff stopped early: the command line ends quietly
+        raise
     except OSError as exc:  # a file-system oddity met outside the specs' own reading
         where = f"{exc.filename}: " if exc.filename else ""
         message = f"skill-conformance gherkin: error: {where}{exc.strerror or exc}"

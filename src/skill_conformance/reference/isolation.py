@@ -7,7 +7,10 @@ or to list tools is reported once (one problem line), the server is marked faile
 on it offers no tools and is not tried again (until a rebuild creates a new one). A connection the
 caller stops waiting for (its run cancelled, as by a timeout of its own shorter than the startup
 bound) is given up the same way: tried again, it would cost the next run the same wait. Calls to a
-tool of a working server are not touched: a tool's own error stays that tool's result.
+tool of a working server are not touched: a tool's own error stays that tool's result. Every
+request to a server is bounded as its handshake is (``reference.mcp_client``): a server that
+answers its handshake and then never answers ``tools/list`` is given up the same way, once, rather
+than cost every later run (and every healthy skill's tools) the same wait.
 
 The state lives in a :class:`ServerHealth` shared by every copy pydantic-ai makes of the wrapper
 (runs copy toolsets with ``dataclasses.replace``), so the manager's enter and every run agree.

@@ -22,7 +22,9 @@ from pydantic_ai.toolsets import AbstractToolset
 __all__ = ["STARTUP_TIMEOUT", "McpResourceInfo", "McpServer", "http_server", "stdio_server"]
 
 STARTUP_TIMEOUT = 10.0
-"""Seconds a server may take to start and answer the handshake (pydantic-ai's default is 5).
+"""Seconds a server may take to start and answer the handshake (pydantic-ai's default is 5), and
+to answer any request after it (pydantic-ai 2.x: its ``read_timeout``, 5 minutes by default): a
+server that answers its handshake and never its ``tools/list`` is given up as one that never starts.
 
 A server still silent after that is given up (see ``reference.isolation``): twice pydantic-ai's
 default, as the suite's test server takes 2 to 3 s to answer on a loaded 2-core machine.
@@ -146,7 +148,7 @@ def stdio_server(
         transport = StdioTransport(
             command=command, args=list(args), env=environment, keep_alive=False
         )
-        toolset = MCPToolset(transport, id=id, init_timeout=timeout)
+        toolset = MCPToolset(transport, id=id, init_timeout=timeout, read_timeout=timeout)
     return McpServer(toolset, label)
 
 
@@ -170,7 +172,9 @@ def http_server(
     if toolset is None:
         from pydantic_ai.mcp import MCPToolset
 
-        toolset = MCPToolset(url, headers=dict(headers) or None, id=id, init_timeout=timeout)
+        toolset = MCPToolset(
+            url, headers=dict(headers) or None, id=id, init_timeout=timeout, read_timeout=timeout
+        )
     return McpServer(toolset, label)
 
 

@@ -19,28 +19,17 @@ from types import FrameType
 
 import pytest
 
+from skill_conformance.signals import Terminated, ignore, raise_on_sigterm, settled
+
 __all__ = ["Terminated", "interrupted_again", "pytest_configure", "raise_on_sigterm"]
 
 _QUIETED = pytest.StashKey[bool]()
 _STOPPING = b"skill-conformance: the run is already stopping (closing what it started)\n"
 
 
-class Terminated(KeyboardInterrupt):
-    """SIGTERM, raised as an interrupt so that the run ends as it does on Ctrl-C."""
-
-
-def raise_on_sigterm(signum: int, frame: FrameType | None) -> None:
-    """A SIGTERM handler: raise :class:`Terminated` once, then ignore SIGTERM.
-
-    Once: a second SIGTERM during the clean-up must not cut the clean-up short.
-    """
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    raise Terminated(f"terminated by signal {signum}")
-
-
 def _say_stopping(signum: int, frame: FrameType | None) -> None:
     """A SIGINT handler while the run stops: say so, once, raise nothing."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGINT, ignore)
     os.write(2, _STOPPING)  # not sys.stderr: the handler may run inside one of its writes
 
 
@@ -64,7 +53,7 @@ class _Stopping:
     @pytest.hookimpl(trylast=True)
     def pytest_unconfigure(self, config: pytest.Config) -> None:
         """Let Ctrl-C interrupt again once every plugin has stopped what it started."""
-        if config.stash.get(_QUIETED, False):
+        if config.stash.get(_QUIETED, False) and not settled():  # else the process is ending
             signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
@@ -86,3 +75,5 @@ def _quiet(config: pytest.Config) -> None:
     if main and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
         signal.signal(signal.SIGINT, _say_stopping)
         config.stash[_QUIETED] = True
+    if main and signal.getsignal(signal.SIGTERM) is raise_on_sigterm:  # one interrupt, either
+        signal.signal(signal.SIGTERM, ignore)

@@ -18,13 +18,24 @@ nothing but pytest and the standard library.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Generator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-__all__ = ["IMPL", "OPTIONS", "PREFIX", "RESULTS", "SUITE", "TRACEBACK", "SuiteOption", "suite_on"]
+__all__ = [
+    "IMPL",
+    "OPTIONS",
+    "PREFIX",
+    "RESULTS",
+    "SERVER",
+    "SUITE",
+    "TRACEBACK",
+    "SuiteOption",
+    "suite_on",
+]
 
 SUITE = "skill_conformance.runtime.session"
 """The plugin that holds the suite's hooks and lists its step definitions."""
@@ -83,6 +94,14 @@ RESULTS = SuiteOption(
     "write the run's header and one verdict per scenario to FILE (JSON)",
     metavar="FILE",
 )
+SERVER = SuiteOption(
+    "server",
+    "test an MCP server instead of a skill system: 'reference' (the suite's own skills server), "
+    'a JSON MCP-server entry ({"command", "args", "env"}, {skills} standing for the '
+    "folder each scenario writes its skills into) or a file holding one; only the mcp-skills "
+    "server profile runs",
+    metavar="ENTRY",
+)
 TRACEBACK = SuiteOption(
     "traceback",
     "under each failing scenario's short block, print pytest's full traceback and the "
@@ -90,6 +109,7 @@ TRACEBACK = SuiteOption(
 )
 OPTIONS = (
     IMPL,
+    SERVER,
     SuiteOption(
         "expectations",
         "expectations file of known failures, applied as strict xfail (default: the one "
@@ -151,8 +171,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def suite_on(config: pytest.Config) -> bool:
-    """Whether this run names an implementation, and so runs the suite."""
-    return config.getoption(IMPL.dest, None) is not None
+    """Whether this run names an implementation or a server, and so runs the suite."""
+    return (
+        config.getoption(IMPL.dest, None) is not None
+        or config.getoption(SERVER.dest, None) is not None
+    )
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -178,9 +201,17 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_cmdline_main(
     config: pytest.Config,
 ) -> Generator[None, int | pytest.ExitCode, int | pytest.ExitCode]:
-    """A run of the suite interrupted again while it stops ends on one line, not a traceback."""
+    """A run of the suite interrupted again while it stops ends on one line, not a traceback.
+
+    One interrupted before its session began (while the suite loads) ends on one line too:
+    pytest itself says nothing then.
+    """
     try:
-        return (yield)
+        status = yield
+        began = config.stash.get(_SESSION_BEGAN, False)
+        if status == pytest.ExitCode.INTERRUPTED and suite_on(config) and not began:
+            sys.stderr.write("skill-conformance: interrupted\n")
+        return status
     except KeyboardInterrupt:
         if not suite_on(config):
             raise
@@ -188,6 +219,15 @@ def pytest_cmdline_main(
         from skill_conformance.runtime.interrupts import interrupted_again
 
         return interrupted_again(config)
+
+
+_SESSION_BEGAN = pytest.StashKey[bool]()
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Note that the session began: pytest reports an interrupt from now on."""
+    session.config.stash[_SESSION_BEGAN] = True
 
 
 def pytest_collectstart(collector: pytest.Collector) -> None:

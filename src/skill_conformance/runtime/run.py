@@ -29,7 +29,9 @@ from skill_conformance.runtime.environment import environment
 from skill_conformance.runtime.interrupts import raise_on_sigterm
 from skill_conformance.runtime.loading import load_implementation
 from skill_conformance.runtime.memory import MemoryCap, cap_memory
-from skill_conformance.runtime.options import IMPL, OPTIONS, RESULTS, TRACEBACK, SuiteOption
+from skill_conformance.runtime.options import IMPL, OPTIONS, RESULTS, SERVER, TRACEBACK, SuiteOption
+from skill_conformance.runtime.profiles import ServerUnderTest, in_profile
+from skill_conformance.runtime.served import ServerEntry
 from skill_conformance.runtime.world import World
 from skill_conformance.testing.zygote import Zygote
 from skill_conformance.verdicts.cucumber import CucumberCompletion
@@ -65,6 +67,8 @@ class RunOptions:
     results: Path | None
     traceback: bool
     zygote: bool
+    server: ServerEntry | None = None
+    """The MCP server under test (``--server``): the run is then the server profile's."""
     seed: int | None = None
     """The property scenarios' seed (``--skill-conformance-seed``); ``None``: the fixed default."""
 
@@ -76,8 +80,10 @@ class RunOptions:
         path = None if results is None else Path(str(results))
         if path is not None and not hasattr(config, "workerinput"):  # the xdist controller writes
             writable_file(RESULTS.pytest_flag, path)
+        server = _value(config, SERVER)
         return cls(
-            impl=str(_value(config, IMPL)),
+            server=None if server is None else ServerEntry.parse(SERVER.pytest_flag, str(server)),
+            impl=str(_value(config, IMPL) or f"server:{server}"),
             timeout=positive_seconds(timeout.pytest_flag, _value(config, timeout)),
             memory_limit_mib=whole_mib(memory.pytest_flag, _value(config, memory)),
             results=path,
@@ -132,7 +138,11 @@ class ConformanceRun:
         """The run ``config`` asks for; a usage error, in one line, if it cannot be made."""
         try:
             options = RunOptions.of(config)
-            implementation = load_implementation(options.impl)
+            implementation: Implementation = (
+                load_implementation(options.impl)
+                if options.server is None
+                else ServerUnderTest(options.server)
+            )
             explicit = _value(config, _OPTION["expectations"])
             chosen = choose_expectations(
                 implementation,
@@ -166,7 +176,17 @@ class ConformanceRun:
     # -- collection ------------------------------------------------------------------------------
 
     def collected(self, items: list[pytest.Item]) -> None:
-        """Know the collected scenarios; apply the expectations file to them."""
+        """Know the collected scenarios of the run's profile; apply the expectations file to them.
+
+        The server profile's scenarios run only when a server is under test, and only they then:
+        the others are deselected, not reported as not applicable.
+        """
+        server = self.options.server is not None
+        kept = [item for item in items if in_profile(spec_tags(item), server)]
+        # pytest-bdd's --generate-missing (`trace`) asks whether every scenario is bound: all are.
+        if len(kept) != len(items) and not getattr(self.config.option, "generate_missing", False):
+            self.config.hook.pytest_deselected(items=[i for i in items if i not in kept])
+            items[:] = kept
         for item in items:
             info = scenario_info(item)
             if info is not None:

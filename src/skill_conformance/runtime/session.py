@@ -30,6 +30,7 @@ pytest_plugins = [
     "skill_conformance.steps.skill_tool_registration",
     "skill_conformance.steps.skill_tools",
     "skill_conformance.steps.skill_loading",
+    "skill_conformance.steps.mcp_skills",
     "skill_conformance.steps.domains",
 ]
 

@@ -77,16 +77,14 @@ def _show_names(names: Sequence[str]) -> str:
 
 SKILL_NAMES: Property[list[str]] = Property(
     name="skill-names",
-    strategy=st.lists(_names(1, MAX_NAME), min_size=1, max_size=4, unique=True),
+    strategy=st.lists(_names(1, MAX_NAME), min_size=1, max_size=6, unique=True),
     edges=(
-        ["a", "0", "a-b", "abc-123-x9"],
-        ["1password", "42", "x-1-y"],
-        ["under_score", "dot.ted", "Upper", "trailing-"],
-        ["a--b", "-lead", "café", "sp ace"],
+        ["a", "0", "a-b", "abc-123-x9", "1password", "42", "x-1-y"],
+        ["under_score", "dot.ted", "Upper", "trailing-", "a--b", "-lead", "café", "sp ace"],
     ),
     check=_check_names,
     show=_show_names,
-    budget=8,
+    budget=4,
 )
 
 
@@ -112,10 +110,10 @@ def _show_lengths(lengths: Sequence[int]) -> str:
 SKILL_NAME_LENGTHS: Property[list[int]] = Property(
     name="skill-name-lengths",
     strategy=_LENGTHS,
-    edges=([1, 2, 63, 64], [65, 66, 80]),
+    edges=([1, 2, 63, 64, 65, 66, 80],),
     check=_check_name_lengths,
     show=_show_lengths,
-    budget=6,
+    budget=3,
 )
 
 
@@ -164,15 +162,20 @@ def _show_descriptions(descriptions: Sequence[str]) -> str:
 
 DESCRIPTION_LENGTHS: Property[list[str]] = Property(
     name="description-lengths",
-    strategy=st.lists(_descriptions(), min_size=1, max_size=3),
+    strategy=st.lists(_descriptions(), min_size=1, max_size=4),
     edges=(
-        ["d" * MAX_DESCRIPTION, "d" * (MAX_DESCRIPTION + 1)],
-        ["d" + "😀" * (MAX_DESCRIPTION - 1), "d" + "漢" * MAX_DESCRIPTION],
-        ["d" + "é" * (MAX_DESCRIPTION - 1), "d" + "😀" * MAX_DESCRIPTION],
+        [
+            "d" * MAX_DESCRIPTION,
+            "d" * (MAX_DESCRIPTION + 1),
+            "d" + "😀" * (MAX_DESCRIPTION - 1),
+            "d" + "漢" * MAX_DESCRIPTION,
+            "d" + "é" * (MAX_DESCRIPTION - 1),
+            "d" + "😀" * MAX_DESCRIPTION,
+        ],
     ),
     check=_check_descriptions,
     show=_show_descriptions,
-    budget=6,
+    budget=4,
 )
 
 
@@ -247,12 +250,11 @@ ARGUMENT_SUBSTITUTION: Property[tuple[str, list[str]]] = Property(
     strategy=st.tuples(_templates(), st.lists(_arguments(), min_size=1, max_size=3)),
     edges=(
         ("T:$1 $2 $3 [$@] [$ARGUMENTS]:E", ["a\t\tbb  \t x9", "  a b  ", "\t"]),
-        ("T:$10$1$11 $0 $9:E", ["a bb x9 $1 $2 é - 7 8 ten eleven", "$ARGUMENTS $@"]),
-        ("T:$1$2$@:E", ["$2 $1", "$@ $ARGUMENTS"]),
+        ("T:$10$1$11 $0 $9$2$@:E", ["a bb x9 $1 $2 é - 7 8 ten eleven", "$2 $1", "$@ $ARGUMENTS"]),
     ),
     check=_check_arguments,
     show=lambda drawn: f"instructions {drawn[0]!r}, load_skill arguments {drawn[1]!r}",
-    budget=8,
+    budget=4,
 )
 
 
@@ -367,13 +369,164 @@ WRITTEN_SKILLS: Property[list[dict[str, Any]]] = Property(
     name="skill-file-forms",
     strategy=st.lists(_written_skill(), min_size=1, max_size=3),
     edges=(
-        [_uniform("\r\n", bom=True), _uniform("\r", shape="folded"), _uniform("\n")],
-        [_mixed("plain", "\r\n", "\r", "\n"), _mixed("folded", "\r", "\r\n", bom=True)],
-        [_mixed("literal", "\n", "\r"), _mixed("double-quoted", "\r\n", "\n", bom=True)],
+        [
+            _uniform("\r\n", bom=True),
+            _uniform("\r", shape="folded"),
+            _uniform("\n"),
+            _mixed("plain", "\r\n", "\r", "\n"),
+            _mixed("folded", "\r", "\r\n", bom=True),
+            _mixed("literal", "\n", "\r"),
+            _mixed("double-quoted", "\r\n", "\n", bom=True),
+        ],
     ),
     check=_check_written,
     show=_show_written,
-    budget=8,
+    budget=4,
+)
+
+
+# -- every form of allowed-tools ([loading.fields.allowed-tools-forms]) -----
+
+_JSON_FUNCTIONS = ("loads", "dumps", "load", "dump")
+_SEPARATING = st.sampled_from([" ", ",", ", ", " ,", "  ", ",  ", " , "])
+
+
+@st.composite
+def _restricted_skill(draw: st.DrawFn) -> tuple[list[str], list[str], str | list[str]]:
+    """Tools a skill declares, those it allows, and how its ``allowed-tools`` writes them."""
+    declared = draw(st.lists(st.sampled_from(_JSON_FUNCTIONS), min_size=1, max_size=4, unique=True))
+    allowed = draw(st.lists(st.sampled_from(declared), min_size=1, max_size=4, unique=True))
+    if draw(st.booleans()):
+        return declared, allowed, list(allowed)
+    text = allowed[0]
+    for name in allowed[1:]:
+        text += draw(_SEPARATING) + name
+    return declared, allowed, text
+
+
+def _check_allowed_forms(
+    examples: Examples, skills: Sequence[tuple[list[str], list[str], str | list[str]]]
+) -> None:
+    """Each skill is offered exactly the tools its allowed-tools names, whatever its form."""
+    wanted = sorted(
+        f"restricted-{index}__tool__{name}"
+        for index, (_, allowed, _) in enumerate(skills)
+        for name in allowed
+    )
+    with examples.fresh() as context:
+        for index, (declared, _, written) in enumerate(skills):
+            draft = context.world.skill(f"restricted-{index}")
+            draft.tools = [f"json:{name}" for name in declared]
+            draft.allowed_tools = written
+        offered = sorted(t for t in context.refresh_tools() if "__tool__" in t)
+    expect(
+        offered == wanted,
+        "the tools offered are not those allowed-tools names",
+        expected=f"exactly {wanted}",
+        observed=f"offered {offered}",
+    )
+
+
+def _show_allowed(skills: Sequence[tuple[list[str], list[str], str | list[str]]]) -> str:
+    return "; ".join(
+        f"restricted-{index} declares {[f'json:{n}' for n in declared]}, allowed-tools: {written!r}"
+        for index, (declared, _, written) in enumerate(skills)
+    )
+
+
+ALLOWED_TOOLS_FORMS: Property[list[tuple[list[str], list[str], str | list[str]]]] = Property(
+    name="allowed-tools-forms",
+    strategy=st.lists(_restricted_skill(), min_size=1, max_size=3),
+    edges=(
+        [
+            (["loads", "dumps", "load"], ["loads", "dumps", "load"], "loads, dumps load"),
+            (["loads", "dumps"], ["dumps"], ["dumps"]),
+            (["loads", "dumps", "load", "dump"], ["dump", "loads"], "dump ,  loads"),
+        ],
+    ),
+    check=_check_allowed_forms,
+    show=_show_allowed,
+    budget=4,
+)
+
+
+# -- rebuilds in sequence ([registration.rebuild.exact] ...) -----
+
+_SKILLS = ("first", "second", "third")
+_FUNCTIONS = ("loads", "dumps")
+_TOOLSETS = st.lists(st.sampled_from(_FUNCTIONS), min_size=1, max_size=2, unique=True)
+_STEPS = st.one_of(
+    st.tuples(st.just("write"), st.sampled_from(_SKILLS), _TOOLSETS),
+    st.tuples(st.just("remove"), st.sampled_from(_SKILLS)),
+    st.tuples(st.just("rebuild")),
+)
+
+
+def _offered(state: Mapping[str, Sequence[str]]) -> list[str]:
+    """The spec's rule: exactly the tools the skills on disk declare, each once."""
+    return sorted(f"{skill}__tool__{function}" for skill, fns in state.items() for function in fns)
+
+
+def _check_rebuilds(
+    examples: Examples, drawn: tuple[dict[str, list[str]], list[tuple[Any, ...]]]
+) -> None:
+    """Start on the first skills, then change the skills directory and rebuild, step by step.
+
+    After every rebuild the agent is offered exactly the tools of the skills then on disk.
+    """
+    first, steps = drawn
+    state = {skill: list(fns) for skill, fns in first.items()}
+    with examples.fresh() as context:
+        for skill, fns in state.items():
+            context.world.skill(skill).tools = [f"json:{fn}" for fn in fns]
+        context.start()
+        done: list[str] = ["start"]
+        for step_ in [*steps, ("rebuild",)]:
+            if step_[0] == "write":
+                state[step_[1]] = list(step_[2])
+                context.world.skill(step_[1]).tools = [f"json:{fn}" for fn in step_[2]]
+                done.append(f"write {step_[1]} with {list(step_[2])}")
+                continue
+            if step_[0] == "remove":
+                if step_[1] in state:
+                    del state[step_[1]]
+                    context.world.remove_skill(step_[1])
+                    done.append(f"remove {step_[1]}")
+                continue
+            context.rebuild()
+            done.append("rebuild")
+            offered = sorted(t for t in context.refresh_tools() if "__tool__" in t)
+            expect(
+                offered == _offered(state),
+                "after a rebuild the agent is not offered exactly the tools of the skills on disk",
+                expected=f"exactly {_offered(state)} after {' / '.join(done)}",
+                observed=f"offered {offered}",
+            )
+
+
+def _show_rebuilds(drawn: tuple[dict[str, list[str]], list[tuple[Any, ...]]]) -> str:
+    first, steps = drawn
+    shown = [f"start with {dict(first)}"]
+    shown += [" ".join(str(part) for part in step_) for step_ in steps]
+    return " / ".join([*shown, "rebuild"])
+
+
+REBUILD_SEQUENCES: Property[tuple[dict[str, list[str]], list[tuple[Any, ...]]]] = Property(
+    name="rebuild-sequences",
+    strategy=st.tuples(
+        st.dictionaries(st.sampled_from(_SKILLS), _TOOLSETS, max_size=3),
+        st.lists(_STEPS, min_size=1, max_size=8),
+    ),
+    edges=(
+        ({"first": ["loads"]}, [("write", "first", ["dumps"]), ("rebuild",), ("rebuild",)]),
+        (
+            {"first": ["loads"], "second": ["dumps"]},
+            [("remove", "second"), ("rebuild",), ("write", "second", ["loads", "dumps"])],
+        ),
+    ),
+    check=_check_rebuilds,
+    show=_show_rebuilds,
+    budget=4,
 )
 
 
@@ -385,6 +538,8 @@ PROPERTIES: Mapping[str, Property[Any]] = {
         DESCRIPTION_LENGTHS,
         ARGUMENT_SUBSTITUTION,
         WRITTEN_SKILLS,
+        REBUILD_SEQUENCES,
+        ALLOWED_TOOLS_FORMS,
     )
 }
 """Every property, by the name a spec's domain line gives it."""

@@ -377,6 +377,18 @@ def then_refused_or_whole(conformance: ScenarioContext, name: str, text: str) ->
             )
 
 
+@then("no skill is listed twice")
+def then_no_duplicates(conformance: ScenarioContext) -> None:
+    names = [entry.name for entry in _listing(conformance)]
+    twice = sorted({name for name in names if names.count(name) > 1})
+    expect(
+        not twice,
+        f"list_skills lists {twice} more than once",
+        expected="each name once",
+        observed=f"{names}",
+    )
+
+
 @then(step("the listed skill `{name:v}` has the description `{first:v}` or `{second:v}`"))
 def then_listed_description_either(
     conformance: ScenarioContext, name: str, first: str, second: str

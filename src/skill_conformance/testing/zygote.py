@@ -91,6 +91,7 @@ class _Parent:
         listener: socket.socket,
         lifeline: int,
         serve: ServeFunction,
+        owner: tuple[int, int | None],
     ) -> None:
         self.listener = listener
         self.lifeline = lifeline
@@ -99,21 +100,32 @@ class _Parent:
         self.children: dict[int, tuple[socket.socket, int]] = {}  # pid -> (connection, pidfd)
         self.selector.register(listener, selectors.EVENT_READ, "accept")
         self.selector.register(lifeline, selectors.EVENT_READ, "lifeline")
+        self.owner, self.owner_fd = owner
+        if self.owner_fd is not None:
+            self.selector.register(self.owner_fd, selectors.EVENT_READ, "owner")
 
     def run(self) -> None:
         while True:
-            for key, _mask in self.selector.select(None if _HAS_PIDFD else 0.05):
+            waited = _HAS_PIDFD and self.owner_fd is not None  # else some things are polled
+            for key, _mask in self.selector.select(None if waited else 0.05):
                 if key.data == "accept":
                     self._accept()
-                elif key.data == "lifeline":
-                    if not os.read(self.lifeline, 512):
+                elif key.data in ("lifeline", "owner"):
+                    if key.data == "owner" or not os.read(self.lifeline, 512):
                         self._stop_all()
                         return
                 else:
                     self._reap(int(key.data))
+            if self.owner_gone():
+                self._stop_all()
+                return
             if not _HAS_PIDFD:
                 for pid in list(self.children):
                     self._reap(pid, block=False)
+
+    def owner_gone(self) -> bool:
+        """Whether the owner died (polled where it has no pidfd), its lifeline maybe still held."""
+        return self.owner_fd is None and os.getppid() != self.owner
 
     def _accept(self) -> None:
         connection, _ = self.listener.accept()
@@ -220,8 +232,27 @@ def launch_command(address: str) -> list[str]:
     return [sys.executable, *COMMAND_ARGS, "--zygote", address]
 
 
+def _owner() -> tuple[int, int | None]:
+    """The owner's pid, and a pidfd that becomes readable when it ends (where Linux has them).
+
+    Its end stops the zygote as the lifeline's does: a copy of the lifeline kept by a process the
+    owner forked (an implementation's helper, say) must not keep the zygote alive without it.
+    """
+    owner = os.getppid()
+    if not _HAS_PIDFD:
+        return owner, None
+    try:
+        pidfd = os.pidfd_open(owner)
+    except OSError:
+        return owner, None
+    if os.getppid() != owner:  # ended before it could be watched: ``owner`` may be another's
+        os._exit(0)
+    return owner, pidfd
+
+
 def _serve_forever(listen_fd: int) -> None:
     """The zygote's main: import the server once, then fork servers until stdin closes."""
+    owner = _owner()
     listener = socket.socket(fileno=listen_fd)
     lifeline = os.dup(0)
     devnull = os.open(os.devnull, os.O_RDONLY)
@@ -234,11 +265,19 @@ def _serve_forever(listen_fd: int) -> None:
     import gc
 
     gc.freeze()  # keep the imported objects' pages shared with the forked servers
-    _Parent(listener, lifeline, serve_argv).run()
+    _Parent(listener, lifeline, serve_argv, owner).run()
+    with contextlib.suppress(OSError):  # the owner may have died without removing it
+        address = Path(listener.getsockname())
+        address.unlink()
+        address.parent.rmdir()
     os._exit(0)  # its servers are stopped; tearing its heap down would only keep pytest waiting
 
 
 # -- the zygote, seen from the process that owns it ------------------------------------------------
+
+
+def _ignore_ctrl_c() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 class Zygote:
@@ -262,6 +301,9 @@ class Zygote:
                 stdin=subprocess.PIPE,
                 stdout=subprocess.DEVNULL,
                 pass_fds=(listener.fileno(),),
+                # Ignored from its first instruction, imports included (a terminal's Ctrl-C
+                # reaches it too): pytest stops it by closing the lifeline.
+                preexec_fn=_ignore_ctrl_c,
             )
         finally:
             listener.close()

@@ -29,6 +29,7 @@ from typing import Any, Protocol, cast
 import pytest
 
 from skill_conformance import _compat
+from skill_conformance.signals import settle
 from skill_conformance.verdicts.block import BlockRepr, FailedStep, failure_block
 from skill_conformance.verdicts.ledger import Ledger, ScenarioInfo, raw_of, reason_of, verdict_of
 from skill_conformance.verdicts.results import Header, Results, ScenarioResult, write_results
@@ -274,7 +275,12 @@ class Reporting:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
-        """Put the header into JUnit XML and write the results file (not in xdist's workers)."""
+        """Put the header into JUnit XML and write the results file (not in xdist's workers).
+
+        The run's outcome is decided here: under ``skill-conformance run``, a later interrupt
+        changes nothing (the results file, JUnit XML and summary are written whole, as decided).
+        """
+        settle()
         interrupted = self.interrupted or exitstatus == pytest.ExitCode.INTERRUPTED
         if interrupted and exitstatus == pytest.ExitCode.OK:  # pytest's handling was cut short
             exitstatus = session.exitstatus = pytest.ExitCode.INTERRUPTED

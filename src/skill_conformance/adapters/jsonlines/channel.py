@@ -67,6 +67,10 @@ class Channel:
             while True:
                 raw = self._next_line(op, deadline)
                 if raw is None:
+                    begun = self._lines.unterminated  # a process of its own holds its stdout
+                    if begun:
+                        text = begun.decode(errors="replace").strip()
+                        raise self._died(op, f"in the middle of an answer: {text!r}")
                     raise self._died(op)
                 response = self._parse(op, raw)
                 if response.get("id") == ident:
@@ -100,6 +104,8 @@ class Channel:
             response = json.loads(raw)
         except ValueError:
             text = raw.decode(errors="replace").strip()[:200]
+            if not raw.endswith(b"\n"):  # the last bytes before its stdout ended
+                raise self._died(op, f"in the middle of an answer: {text!r}") from None
             raise ProtocolError(f"{op}: not a JSON line on stdout: {text!r}") from None
         if not isinstance(response, dict) or ("ok" not in response and "error" not in response):
             raise ProtocolError(
@@ -107,14 +113,12 @@ class Channel:
             )
         return response
 
-    def _died(self, op: str) -> ProtocolError:
+    def _died(self, op: str, how: str = "without answering") -> ProtocolError:
         with contextlib.suppress(subprocess.TimeoutExpired):
             self._process.wait(timeout=_EXIT_GRACE)
         code = self._process.poll()
         state = f"exited (code {code})" if code is not None else "closed its stdout"
-        return ProtocolError(
-            f"{op}: the implementation process {state} without answering{self._stderr_tail()}"
-        )
+        return ProtocolError(f"{op}: the implementation process {state} {how}{self._stderr_tail()}")
 
     def _stderr_tail(self) -> str:
         tail = self._stderr.text(settle=_POLL).strip()

@@ -41,6 +41,8 @@ class Lines:
         self._ready: collections.deque[bytes | Overlong | None] = collections.deque()
         self._pending = 0
         self._discarded = False
+        self.unterminated = b""
+        """The start (at most 200 bytes) of a line begun and not yet ended."""
         self._changed = threading.Condition()
         self._thread = threading.Thread(target=self._read, args=(stream,), name=name, daemon=True)
         self._thread.start()
@@ -101,6 +103,7 @@ class Lines:
                         return
                     self._put(line)
                 scanned = len(partial)
+                self.unterminated = bytes(partial[:200])
                 if scanned > self._limit:
                     self._put(Overlong(self._limit))
                     return

@@ -13,13 +13,13 @@ from __future__ import annotations
 import glob
 import os
 import shutil
-import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from skill_conformance.commands.history.commits import Commit, git
 from skill_conformance.errors import ConformanceError
+from skill_conformance.processes import run_in_group
 
 __all__ = ["BuildError", "UvBuilder", "find_python"]
 
@@ -40,13 +40,7 @@ def find_python(version: str = "3.13") -> str | None:
         return given
     uv = shutil.which("uv")
     if uv is not None:
-        done = subprocess.run(
-            [uv, "python", "find", "--no-config", version],
-            capture_output=True,
-            text=True,
-            check=False,
-            timeout=60,
-        )
+        done = run_in_group([uv, "python", "find", "--no-config", version], timeout=60)
         if done.returncode == 0 and done.stdout.strip():
             return done.stdout.strip()
     pattern = str(Path.home() / ".pyenv" / "versions" / f"{version}*" / "bin" / f"python{version}")
@@ -124,11 +118,8 @@ class UvBuilder:
         (directory / "freeze-before.txt").write_text(frozen)
 
     def _has_suite(self, python: Path) -> bool:
-        done = subprocess.run(
+        done = run_in_group(
             [str(python), "-c", "import skill_conformance; print(skill_conformance.__file__)"],
-            capture_output=True,
-            text=True,
-            check=False,
             timeout=120,
         )
         found = Path(done.stdout.strip()) if done.returncode == 0 else None
@@ -138,9 +129,8 @@ class UvBuilder:
         return [self.uv, "pip", command, "-q", "--no-config", "-p", str(python), *args]
 
     def _step(self, what: str, command: Sequence[str], cwd: Path | None = None) -> str:
-        done = subprocess.run(
-            list(command), capture_output=True, text=True, cwd=cwd, check=False, timeout=1800
-        )
+        # In a group of its own: interrupted, the history stops uv's children with uv.
+        done = run_in_group(command, cwd=cwd, timeout=1800)
         if done.returncode != 0:
             raise BuildError(f"{what} failed: {_last_line(done.stderr or done.stdout)}")
         return done.stdout

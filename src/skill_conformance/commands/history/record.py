@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import tempfile
 import time
@@ -23,6 +22,8 @@ from typing import Protocol
 from skill_conformance.atomic import write_atomic
 from skill_conformance.commands.history.build import BuildError
 from skill_conformance.commands.history.commits import Commit
+from skill_conformance.escape.terminal import printable
+from skill_conformance.processes import stop_group
 from skill_conformance.verdicts.comparison import cannot_drive_reason
 from skill_conformance.verdicts.results import Results, ResultsError, load_results
 from skill_conformance.verdicts.summary import format_counts
@@ -76,14 +77,8 @@ class SuiteRunner:
                 process.wait(self.timeout)
             except subprocess.TimeoutExpired:
                 out.write(f"\nskill-conformance history: stopped after {self.timeout:g} s\n")
-            finally:
-                if process.poll() is None:
-                    os.killpg(process.pid, signal.SIGTERM)
-                    try:
-                        process.wait(30)
-                    except subprocess.TimeoutExpired:
-                        os.killpg(process.pid, signal.SIGKILL)
-                        process.wait()
+            finally:  # the run, and anything it left behind (stopped at once on another Ctrl-C)
+                stop_group(process, 30 if process.poll() is None else 0)
 
 
 @dataclass(frozen=True)
@@ -118,7 +113,7 @@ class Recorder:
         cache: Path,
         builder: Builder,
         runner: Runner,
-        progress: Callable[[str], None] = lambda line: print(line, flush=True),
+        progress: Callable[[str], None] = lambda line: print(printable(line), flush=True),
     ) -> None:
         self.directory = cache / "results"
         self.builder = builder
