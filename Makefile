@@ -5,7 +5,7 @@ SHELL := /bin/bash
 # uv: the one on PATH, else the project's own, installed on first use from the package index into
 # a venv under build/ (the way PEP 668 allows: Debian's and Ubuntu's own python3 refuse
 # `pip install --user`; uv's standalone installer is not needed). Exported, so that the tests
-# that run uv use this same one (tests/suite/suite_helpers.py asks `make uv-path` otherwise).
+# that run uv use this same one (tests/runs/runs_helpers.py asks `make uv-path` otherwise).
 UV_TOOLS := $(CURDIR)/build/tools/uv
 ifndef UV
 UV := $(shell command -v uv 2>/dev/null || echo $(UV_TOOLS)/bin/uv)
@@ -120,7 +120,7 @@ venvs: $(THIRD_PARTY_VENVS) $(MASTRA)/.built ## One environment per third-party 
 .PHONY: matrix
 matrix: sync $(THIRD_PARTY_VENVS) $(MASTRA)/.built ## Every implementation into build/matrix/ (+REAL_PYTHON=venv python...), report index.html
 	rm -rf build/matrix
-	$(UV) run --frozen python -m skill_conformance.matrix --out build/matrix \
+	$(UV) run --frozen python -m skill_conformance.commands.matrix --out build/matrix \
 		--run reference=.venv/bin/python \
 		$(foreach p,$(REAL_PYTHON),--run agentpool=$(p)) \
 		$(foreach n,$(THIRD_PARTY),--run $(n)=build/venvs/$(n)/bin/python) \
@@ -146,7 +146,7 @@ conformance-oldest: $(UV) ## The conformance run at the oldest pins the suite su
 	rm -rf build/oldest && $(UV) venv --quiet build/oldest
 	$(UV) pip install --quiet --python build/oldest/bin/python $(OLDEST) -e .
 	build/oldest/bin/python -m skill_conformance run --impl reference -q
-	build/oldest/bin/python -m pytest tests/suite/test_compat.py -p no:cacheprovider -q
+	build/oldest/bin/python -m pytest tests/runs/test_compat.py -p no:cacheprovider -q
 
 # An interpreter of version $(1) (pyenv's where pyenv manages it), or nothing.
 find-python = $(shell PYENV_VERSION=$$(pyenv versions --bare 2>/dev/null | grep -m1 '^$(1)') \

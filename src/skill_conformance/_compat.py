@@ -1,6 +1,6 @@
 """Every private name of pytest and pytest-bdd the suite uses, each for what no public API does.
 
-Each function names the versions it was checked against; ``tests/suite/test_compat.py`` runs
+Each function names the versions it was checked against; ``tests/runs/test_compat.py`` runs
 them at the locked pins and ``make conformance-oldest`` runs the suite at the oldest.
 """
 

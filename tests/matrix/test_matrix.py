@@ -1,4 +1,5 @@
-"""``python -m skill_conformance.matrix``: runs in order, files named by adapter, badges, status.
+"""``make matrix`` (``skill_conformance.commands.matrix``): runs in order, files named by adapter,
+badges, status.
 
 Each implementation's Python is a stand-in script here that writes the results file a run
 would; ``make matrix`` runs the real suite in the real venvs.
@@ -13,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from skill_conformance.matrix import (
+from skill_conformance.commands.matrix import (
     MEMORY_LIMIT,
     Run,
     badge_summary,

@@ -116,6 +116,12 @@ OPTIONS = (
     ),
     TRACEBACK,
     SuiteOption(
+        "seed",
+        "seed of the property scenarios' generated examples (default 0: the same examples on "
+        "every run; vary it in a nightly run)",
+        metavar="N",
+    ),
+    SuiteOption(
         "no-zygote",
         "start each test MCP server from scratch, importing the mcp SDK, instead of forking it "
         "from a warm parent (slower; the servers are real processes either way)",

@@ -30,6 +30,7 @@ pytest_plugins = [
     "skill_conformance.steps.skill_tool_registration",
     "skill_conformance.steps.skill_tools",
     "skill_conformance.steps.skill_loading",
+    "skill_conformance.steps.domains",
 ]
 
 _RUN = pytest.StashKey[ConformanceRun]()
@@ -82,7 +83,13 @@ def pytest_bdd_apply_tag(tag: str, function: Callable[..., object]) -> bool | No
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
     """Name the suite, the specs and the implementation under test at the top of the run."""
-    return [run_of(config).header.line()]
+    run = run_of(config)
+    seed = "0 (fixed)" if run.options.seed is None else str(run.options.seed)
+    return [
+        run.header.line(),
+        f"property scenarios: seed {seed} (--skill-conformance-seed N varies it), each example "
+        "on a system of its own, a budget of examples per property",
+    ]
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -47,7 +47,7 @@ and one that waits in its own call would wait for ever."""
 
 DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 """The emitter of the frontmatters: libyaml's where PyYAML was built with it, which writes the text
-PyYAML's own writes (tests/suite/test_world.py), faster."""
+PyYAML's own writes (tests/runtime/test_world.py), faster."""
 
 
 @dataclass

@@ -38,6 +38,7 @@ from skill_conformance.commands.history.record import (
     SuiteRunner,
 )
 from skill_conformance.commands.history.timeline import Timeline, render_findings, render_timeline
+from skill_conformance.escape.terminal import printable
 from skill_conformance.verdicts.comparison import compare
 
 __all__ = ["add_history", "judge_pull_request", "write_history"]
@@ -118,7 +119,8 @@ def _history(args: argparse.Namespace) -> int:
         commits = first_parent_commits(repo, args.since, args.until, args.path or SKILL_PATHS)
     except GitError as error:
         return _error(str(error))
-    print(f"history: {len(commits)} commits, {args.since}..{args.until}; cache {cache}")
+    span = printable(f"{args.since}..{args.until}")
+    print(f"history: {len(commits)} commits, {span}; cache {cache}")
     builder: Builder = UvBuilder(repo, cache, suite.resolve(), python, uv=args.uv)
     runner: Runner = SuiteRunner(args.impl, args.timeout)
     recorder = Recorder(cache, builder, runner)
@@ -133,13 +135,13 @@ def _history(args: argparse.Namespace) -> int:
             line, failed = judge_pull_request(recorder, repo, number, args.until, out)
         except GitError as error:
             return _error(str(error))
-        print(line)
+        print(printable(line))
         status = max(status, failed)
     return status
 
 
 def _error(message: str) -> int:
-    print(f"skill-conformance: error: {message}", file=sys.stderr)
+    print(f"skill-conformance: error: {printable(message)}", file=sys.stderr)
     return ERROR
 
 

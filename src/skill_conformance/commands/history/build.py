@@ -68,18 +68,21 @@ class UvBuilder:
     uv: str = "uv"
 
     def checkout(self, commit: Commit) -> Path:
-        """The commit's checkout (made on first use; objects shared with :attr:`repo`)."""
+        """The commit's checkout (made on first use; objects shared with :attr:`repo`).
+
+        A clone is made without a checkout, and its ``HEAD`` is already the repository's tip: the
+        files are checked out whenever the work tree is not the commit's, a fresh clone's
+        included (it has no index yet).
+        """
         directory = self.cache / commit.short
         if not (directory / ".git").exists():
             directory.parent.mkdir(parents=True, exist_ok=True)
-            self._step(
-                "clone",
-                ["git", "clone", "-q", "--shared", "--no-checkout", str(self.repo), str(directory)],
-            )
-        if git(directory, "rev-parse", "HEAD") != commit.sha:
-            self._step(
-                "checkout", ["git", "-C", str(directory), "checkout", "-q", "--detach", commit.sha]
-            )
+            clone = ["git", "clone", "-q", "--shared", "--no-checkout"]
+            self._step("clone", [*clone, "--", str(self.repo), str(directory)])
+        checked_out = (directory / ".git" / "index").exists()
+        if not checked_out or git(directory, "rev-parse", "HEAD") != commit.sha:
+            checkout = ["git", "-C", str(directory), "checkout", "-q", "--detach"]
+            self._step("checkout", [*checkout, commit.sha, "--"])
         return directory
 
     def build(self, commit: Commit) -> Path:

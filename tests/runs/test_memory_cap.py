@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.suite.plugin_run import run_with_plugin
+from tests.runs.plugin_run import run_with_plugin
 
 _GREEDY = """
 def test_greedy():

@@ -12,5 +12,5 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None]:
     """Let the scenario run, then fail it, so that its world is that of a scenario that failed."""
     result = yield
     if "tool_merging" in item.name:
-        pytest.fail("failed on purpose by tests.suite.fails_merging")
+        pytest.fail("failed on purpose by tests.runs.fails_merging")
     return result

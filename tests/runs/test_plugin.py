@@ -21,7 +21,7 @@ from skill_conformance.bundled import features_dir
 from skill_conformance.commands.main import main
 from skill_conformance.runtime.options import OPTIONS
 from tests.porting.porting_helpers import pids_in
-from tests.suite.plugin_run import run_with_plugin
+from tests.runs.plugin_run import run_with_plugin
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -25,7 +25,7 @@ import pytest
 from packaging.specifiers import SpecifierSet
 
 from skill_conformance.bundled import features_dir
-from tests.suite.suite_helpers import uv
+from tests.runs.runs_helpers import uv
 
 pytestmark = pytest.mark.slow  # a wheel build, a venv and two whole suite runs: `make ci`
 

@@ -17,7 +17,7 @@ import yaml
 from packaging.requirements import Requirement
 from packaging.version import Version
 
-from tests.suite.suite_helpers import uv
+from tests.runs.runs_helpers import uv
 
 ROOT = Path(__file__).resolve().parents[2]
 WORKFLOW: dict[Any, Any] = yaml.safe_load(

@@ -7,7 +7,7 @@ that implementation, writing its results file into the output directory as
 the order given (reference first), is ``index.html``: one self-contained page to publish. Each
 run prints a line when it starts and one when it ends, with its counts and how long it took.
 
-    python -m skill_conformance.matrix --out build/matrix \\
+    python -m skill_conformance.commands.matrix --out build/matrix \\
         --run reference=.venv/bin/python --run agno=build/venvs/agno/bin/python
 
 Each run's address space is limited to :data:`MEMORY_LIMIT`. Exit status: 0 when every run's
@@ -32,7 +32,7 @@ from pathlib import Path
 
 __all__ = ["Outcome", "Run", "badge_summary", "main", "parse_run", "run_matrix"]
 
-_ROOT = Path(__file__).resolve().parents[2]
+_ROOT = Path(__file__).resolve().parents[3]
 """The repository root: where ``features/`` is (an editable install)."""
 
 
@@ -203,9 +203,9 @@ def run_matrix(runs: Sequence[Run], out: Path) -> int:
         command = [
             report or "skill-conformance",
             "report",
+            f"--out={out / 'index.html'}",
+            "--",
             *files,
-            "--out",
-            str(out / "index.html"),
         ]
         reported = subprocess.run(command, check=False).returncode
     print(f"matrix: {len(files)} of {len(runs)} runs in {time.monotonic() - started:.0f} s")
@@ -219,7 +219,7 @@ def run_matrix(runs: Sequence[Run], out: Path) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """The command line (see the module docstring)."""
-    parser = argparse.ArgumentParser(prog="python -m skill_conformance.matrix")
+    parser = argparse.ArgumentParser(prog="python -m skill_conformance.commands.matrix")
     parser.add_argument("--out", required=True, type=Path, help="directory of the results")
     parser.add_argument(
         "--run", action="append", type=parse_run, required=True, metavar="IMPL=PYTHON"
