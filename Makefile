@@ -22,7 +22,7 @@ unexport PYTHONDONTWRITEBYTECODE
 
 $(UV_TOOLS)/bin/uv:
 	rm -rf $(UV_TOOLS) && python3 -m venv $(UV_TOOLS)
-	$(UV_TOOLS)/bin/python -m pip install --quiet uv
+	$(UV_TOOLS)/bin/python -m pip install --quiet --disable-pip-version-check uv
 
 .PHONY: uv-path
 uv-path: $(UV) ## Print the uv that make uses (installing it first when there is none)
@@ -39,13 +39,19 @@ sync: $(UV) ## Install the locked environment, its bytecode compiled
 conformance: sync ## Run the conformance suite against IMPL (default: the reference)
 	$(UV) run --frozen skill-conformance run --impl $(IMPL)
 
-# The fast loop (minutes): every check, the conformance run against the reference and the
-# project's tests but the slow ones. `make ci` is the full gate: this, then the slow tests (every hand-written mutant), the
-# oldest pins and the matrix of implementations.
+# The fast loop (about 5 minutes on 2 cores): every check, the conformance run against the
+# reference and the project's tests but the slow ones, one screen (-q): the conformance run's
+# summary in build/test/conformance.log, each test's details in build/test/junit.xml. `make ci`
+# is the full gate: this, then the slow tests (every hand-written mutant, the costliest runs of
+# the command), the oldest pins and the matrix of implementations.
 .PHONY: test
 test: sync specs-validate features-check trace lint typecheck ## Checks and tests, conformance run included, slow tests left for `make ci`
-	$(UV) run --frozen skill-conformance run --impl reference -q
-	$(UV) run --frozen pytest -m "not slow"
+	@mkdir -p build/test
+	@echo "skill-conformance run --impl reference -q (its summary: build/test/conformance.log)"
+	@$(UV) run --frozen skill-conformance run --impl reference -q >build/test/conformance.log 2>&1 \
+		|| { cat build/test/conformance.log; exit 1; }
+	@tail -n 1 build/test/conformance.log
+	$(UV) run --frozen pytest -m "not slow" -q --junitxml=build/test/junit.xml
 
 .PHONY: ci
 ci: test ## The full gate (.ci/run): `make test`, then the slow tests, the oldest and newest pins, the matrix

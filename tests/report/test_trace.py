@@ -206,6 +206,7 @@ def test_a_spec_of_the_other_tree_that_cannot_be_read_is_an_error_on_stderr(
     assert "looping/spec.md" not in out
 
 
+@pytest.mark.slow  # among make test's costliest (docs/benchmarks.md): make ci
 def test_a_reader_that_stops_early_ends_the_command_quietly() -> None:
     """`trace | head -1`: no traceback when `head` is gone before the command writes."""
     command = [sys.executable, "-m", "skill_conformance", "trace"]

@@ -97,6 +97,7 @@ def _shadowed(directory: Path, *names: str) -> Path:
     return directory
 
 
+@pytest.mark.slow  # among make test's costliest (docs/benchmarks.md): make ci
 def test_skill_conformance_run_is_not_swayed_by_modules_named_like_its_dependencies(
     tmp_path: Path,
 ) -> None:

@@ -212,6 +212,7 @@ def _stopped_cleanly(
     assert "run interrupted:" in output
 
 
+@pytest.mark.slow  # among make test's costliest (docs/benchmarks.md): make ci
 def test_an_interrupt_inside_pytests_handling_of_one_still_gives_an_interrupted_run(
     tmp_path: Path,
 ) -> None:

@@ -27,6 +27,7 @@ def _run(tmp_path: Path, *options: str) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.mark.skipif(not Path("/proc/self/statm").exists(), reason="reads /proc (Linux)")
+@pytest.mark.slow  # among make test's costliest (docs/benchmarks.md): make ci
 def test_an_allocation_beyond_the_limit_fails_with_memory_error(tmp_path: Path) -> None:
     bounded = _run(tmp_path, "--skill-conformance-memory-limit", "256")
     assert "MEMORY-ERROR" in bounded.stdout, bounded.stdout + bounded.stderr

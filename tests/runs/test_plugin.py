@@ -80,6 +80,7 @@ def test_the_scenarios_without_an_implementation_are_one_usage_error() -> None:
     ]
 
 
+@pytest.mark.slow  # among make test's costliest (docs/benchmarks.md): make ci
 def test_a_collection_error_is_pytests_own(tmp_path: Path) -> None:
     """Exit 2, as pytest gives it, and nothing of the suite's after pytest's error."""
     broken = tmp_path / "test_broken.py"
@@ -135,6 +136,7 @@ def _collected(*selection: str) -> int:
     return int(found.group(1))
 
 
+@pytest.mark.slow  # among make test's costliest (docs/benchmarks.md): make ci
 def test_scenarios_are_selected_by_capability_requirement_id_and_ability() -> None:
     requirement = "requirement:list-skills-shall-return-all-visible-skills"
     mcp = _tagged("@needs:mcp")
@@ -183,6 +185,7 @@ def test_python_m_skill_conformance_is_the_command() -> None:
     assert done.stdout.startswith("skill-conformance ")
 
 
+@pytest.mark.slow  # among make test's costliest (docs/benchmarks.md): make ci
 def test_run_becomes_pytest(tmp_path: Path) -> None:
     """The pid a CI runner signals is pytest's: no wrapper is left to die alone."""
     script = "import os, sys; print(os.getpid(), flush=True); sys.exit(0)"
@@ -199,6 +202,7 @@ def test_run_becomes_pytest(tmp_path: Path) -> None:
     assert output.split()[0] == str(process.pid)
 
 
+@pytest.mark.slow  # among make test's costliest (docs/benchmarks.md): make ci
 def test_a_forked_helper_of_the_implementation_does_not_hold_the_run(tmp_path: Path) -> None:
     """A helper forked without exec inherits the run's descriptors; the run ends all the same."""
     pids, log = tmp_path / "pids", tmp_path / "run.log"
@@ -257,6 +261,7 @@ def test_a_usage_error_is_an_errored_test_case_in_junit(tmp_path: Path) -> None:
     assert "cannot import no_such_module" in text
 
 
+@pytest.mark.slow  # among make test's costliest (docs/benchmarks.md): make ci
 def test_run_reruns_the_last_failures_of_that_implementation(tmp_path: Path) -> None:
     env = {"XDG_CACHE_HOME": str(tmp_path / "cache")}
     first = _run(ROOT, "run", "--impl", "template", "-q", "-k", "load_skill_by_bare_name", env=env)
