@@ -228,3 +228,12 @@ def test_each_commit_is_checked_out_in_a_directory_of_its_own(
     assert (builder.checkout(pr) / SKILLS).read_text() == "v2\n"
     with pytest.raises(BuildError, match=r"^the commit has no uv\.lock$"):
         builder.build(start)
+
+
+def test_the_commit_the_repository_is_at_is_checked_out_too(
+    repo: dict[str, str], tmp_path: Path
+) -> None:
+    root = Path(repo["root"])  # a clone starts at this HEAD: the tip, with no skill change
+    builder = UvBuilder(root, tmp_path / "cache", suite=tmp_path, python=sys.executable)
+    tip = builder.checkout(commit(root, repo["tip"]))
+    assert (tip / "other.txt").read_text() == "z\n"

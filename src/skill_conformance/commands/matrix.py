@@ -30,6 +30,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from skill_conformance.runtime.registry import implementations
+
 __all__ = ["Outcome", "Run", "badge_summary", "main", "parse_run", "run_matrix"]
 
 _ROOT = Path(__file__).resolve().parents[3]
@@ -69,10 +71,13 @@ class Outcome:
 
 
 def parse_run(text: str) -> Run:
-    """``IMPL=PYTHON`` as ``--run`` takes it."""
+    """``IMPL=PYTHON`` as ``--run`` takes it: IMPL registered, or ``module:Attribute``."""
     impl, equals, python = text.partition("=")
     if not equals or not impl or not python:
         raise argparse.ArgumentTypeError(f"--run {text!r}: expected IMPL=PYTHON")
+    if impl not in implementations() and ":" not in impl:
+        known = ", ".join(sorted(implementations()))
+        raise argparse.ArgumentTypeError(f"--run {text!r}: {impl!r} is not registered ({known})")
     return Run(impl, python)
 
 

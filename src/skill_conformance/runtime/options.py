@@ -24,6 +24,8 @@ from pathlib import Path
 
 import pytest
 
+from skill_conformance.runtime.registry import implementations
+
 __all__ = ["IMPL", "OPTIONS", "PREFIX", "RESULTS", "SUITE", "TRACEBACK", "SuiteOption", "suite_on"]
 
 SUITE = "skill_conformance.runtime.session"
@@ -73,9 +75,9 @@ class SuiteOption:
 
 IMPL = SuiteOption(
     "impl",
-    "the implementation under test, which turns the suite on: reference, agentpool, "
-    "wolfharness, jsonlines, template, pydantic-ai-skills, deepagents, agno, or "
-    "package.module:Attribute",
+    "the implementation under test, which turns the suite on: a registered name ("
+    + ", ".join(sorted(implementations()))
+    + ") or package.module:Attribute",
     metavar="NAME",
 )
 RESULTS = SuiteOption(

@@ -70,13 +70,16 @@ class UvBuilder:
     def checkout(self, commit: Commit) -> Path:
         """The commit's checkout (made on first use; objects shared with :attr:`repo`)."""
         directory = self.cache / commit.short
-        if not (directory / ".git").exists():
+        cloned = not (directory / ".git").exists()
+        if cloned:
             directory.parent.mkdir(parents=True, exist_ok=True)
             self._step(
                 "clone",
                 ["git", "clone", "-q", "--shared", "--no-checkout", str(self.repo), str(directory)],
             )
-        if git(directory, "rev-parse", "HEAD") != commit.sha:
+        # A clone without a checkout is at the repository's HEAD with nothing checked out: that
+        # commit too is checked out.
+        if cloned or git(directory, "rev-parse", "HEAD") != commit.sha:
             self._step(
                 "checkout", ["git", "-C", str(directory), "checkout", "-q", "--detach", commit.sha]
             )
