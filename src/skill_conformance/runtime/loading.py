@@ -21,6 +21,10 @@ from skill_conformance.runtime.shadowing import shadowing
 __all__ = ["AdapterLoadError", "load_implementation"]
 
 
+_MEMBERS = ("name", "version", "unsupported", "cannot_drive", "open", "close")
+"""What :class:`~skill_conformance.port.Implementation` asks of an adapter."""
+
+
 class AdapterLoadError(InputError):
     """``--impl`` could not be turned into an implementation; the message is one line."""
 
@@ -58,8 +62,9 @@ def _load(spec: str) -> Implementation:
             f"--impl {spec!r}: {attribute}() failed: {type(error).__name__}: {error}"
         ) from None
     if not isinstance(implementation, Implementation):
+        missing = [member for member in _MEMBERS if not hasattr(implementation, member)]
         raise AdapterLoadError(
             f"--impl {spec!r}: {attribute} gave {type(implementation).__name__}, which lacks "
-            "name, version, unsupported or open() of skill_conformance.port.Implementation"
+            f"{', '.join(missing) or 'a member'} of skill_conformance.port.Implementation"
         )
     return implementation
