@@ -239,6 +239,22 @@ def test_the_commit_the_repository_is_at_is_checked_out_too(
     assert (tip / "other.txt").read_text() == "z\n"
 
 
+def test_a_relative_cache_gives_the_runs_an_absolute_results_file(
+    repo: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # `make history` gives build/history; a run works elsewhere
+
+    class Elsewhere(FakeRunner):
+        def run(self, python: Path, results: Path, log: Path) -> None:
+            assert results.is_absolute(), results
+            super().run(python, results, log)
+
+    root = Path(repo["root"])
+    recorder = Recorder(Path("cache"), FakeBuilder(set()), Elsewhere(_verdicts(repo)), print)
+    (outcome,) = recorder.record([commit(root, repo["start"])])
+    assert outcome.judged
+
+
 def test_a_relative_cache_gives_absolute_checkouts(
     repo: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

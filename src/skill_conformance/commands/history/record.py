@@ -120,7 +120,7 @@ class Recorder:
         runner: Runner,
         progress: Callable[[str], None] = lambda line: print(line, flush=True),
     ) -> None:
-        self.directory = cache / "results"
+        self.directory = cache.absolute() / "results"  # the runs write there from elsewhere
         self.builder = builder
         self.runner = runner
         self.progress = progress
