@@ -2,8 +2,15 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
-# uv is installed on first use when the machine has none.
-UV ?= $(shell command -v uv 2>/dev/null || echo $(HOME)/.local/bin/uv)
+# uv: the one on PATH, else the project's own, installed on first use from the package index into
+# a venv under build/ (the way PEP 668 allows: Debian's and Ubuntu's own python3 refuse
+# `pip install --user`; uv's standalone installer is not needed). Exported, so that the tests
+# that run uv use this same one (tests/runs/runs_helpers.py asks `make uv-path` otherwise).
+UV_TOOLS := $(CURDIR)/build/tools/uv
+ifndef UV
+UV := $(shell command -v uv 2>/dev/null || echo $(UV_TOOLS)/bin/uv)
+endif
+export UV
 OPENSPEC ?= npx --yes @fission-ai/openspec@1.13.2
 IMPL ?= reference
 export OPENSPEC_TELEMETRY := 0
@@ -13,8 +20,13 @@ export OPENSPEC_TELEMETRY := 0
 # hundred and more processes in `make ci` (docs/benchmarks.md).
 unexport PYTHONDONTWRITEBYTECODE
 
-$(UV):
-	python3 -m pip install --user --quiet uv
+$(UV_TOOLS)/bin/uv:
+	rm -rf $(UV_TOOLS) && python3 -m venv $(UV_TOOLS)
+	$(UV_TOOLS)/bin/python -m pip install --quiet uv
+
+.PHONY: uv-path
+uv-path: $(UV) ## Print the uv that make uses (installing it first when there is none)
+	@echo $(UV)
 
 .PHONY: sync
 sync: $(UV) ## Install the locked environment, its bytecode compiled

@@ -29,11 +29,15 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from skill_conformance.steps.properties import PROPERTIES
+from skill_conformance.steps.property_runner import SHRINK_BUDGET
+
 ROOT = Path(__file__).resolve().parent.parent
 VARIANTS = {
     "collect-only": ["--collect-only"],
     "run": [],
     "run without the zygote": ["--no-zygote"],
+    "run without the properties": ["-k", "not holds_over_its_domain"],
 }
 """What each round times: the arguments after ``skill-conformance run --impl IMPL -q``."""
 
@@ -98,9 +102,16 @@ def main() -> int:
     print(f"{'':32} {'wall, median':>13} {'CPU, median':>12} {'the trick saves':>16}")
     for name in names:
         saves = ""
-        if name.startswith("run without"):
+        if name.startswith("run without the properties"):
+            saves = f"they cost {(wall['run'] - wall[name]) / wall[name]:+.0%}"
+        elif name.startswith("run without"):
             saves = f"{(wall[name] - wall['run']) / wall[name]:.0%} of the wall"
         print(f"{name:32} {wall[name]:11.2f} s {cpu[name]:10.2f} s {saves:>16}")
+    print(
+        "property scenarios: edges + at most N generated examples (+ at most "
+        f"{SHRINK_BUDGET} while shrinking a failure), each on a fresh system:"
+    )
+    print("  " + ", ".join(f"{p.name} {len(p.edges)}+{p.budget}" for p in PROPERTIES.values()))
     ratio = wall["run"] / wall["collect-only"]
     outcome = samples["run"][-1].outcome
     above = "ABOVE its aim" if ratio > options.aim else "within its aim"

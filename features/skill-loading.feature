@@ -21,7 +21,9 @@ Feature: skill-loading
     example `SKILL.md` files among its own resources. [loading.folders.not-a-folder] A skills directory
     that is not a folder (a path mistyped for a file, say) SHALL give no skills and one problem naming it,
     and [loading.folders.host-starts] SHALL NOT stop the host from starting: the agent still gets its
-    other tools.
+    other tools. [loading.folders.dir-linked] A skills directory reached through a symbolic link (a
+    configured path that is a link to the real folder, as dotfile managers make) SHALL be read as the
+    folder it leads to: its skills SHALL load as if it were named directly.
 
     A skill folder may be a symbolic link. Installing a skill by linking its folder into an agent's
     skills directory is common practice: skill installers do it, and so do the scripts that share one set
@@ -40,6 +42,14 @@ Feature: skill-loading
     file it is. Refusing files that have more than one name would refuse skills installed by tools that
     share the files of identical copies through hard links, and would protect nothing that the right to
     write in the skill's folder does not already give.
+
+    @id:a-skills-directory-shall-yield-one-skill-per-direct-subfolder-holding-a-skill-md.a-skills-directory-reached-through-a-symbolic-link-gives-its-skills @added-by:skill-conformance @needs:symlinks @clause:loading.folders.dir-linked
+    Scenario: A skills directory reached through a symbolic link gives its skills
+      Given the skills directory is reached through a symbolic link
+      And skills `healthy` and `other`
+      When `list_skills` is called
+      Then the listed skill names are exactly `healthy` and `other`
+      And the skill `healthy` still loads
 
     @id:a-skills-directory-shall-yield-one-skill-per-direct-subfolder-holding-a-skill-md.stray-files-and-folders-without-skill-md-are-not-skills @added-by:skill-conformance @clause:loading.folders.one-per-folder @clause:loading.folders.not-skills
     Scenario: Stray files and folders without SKILL.md are not skills
@@ -224,7 +234,7 @@ Feature: skill-loading
       And the skill `windows` loads with the text `First line.` and no carriage return
       And the skill `healthy` still loads
 
-    @id:a-skill-md-shall-read-the-same-whatever-its-byte-order-mark-and-line-endings.cr-line-endings @added-by:skill-conformance @clause:loading.encoding.line-endings
+    @id:a-skill-md-shall-read-the-same-whatever-its-byte-order-mark-and-line-endings.cr-line-endings @added-by:skill-conformance @needs:normalised-line-endings @clause:loading.encoding.line-endings
     Scenario: CR line endings
       Given a skill `healthy`
       And a skill folder `classic` whose `SKILL.md` has `CR` line endings and reads
@@ -257,6 +267,14 @@ Feature: skill-loading
       Then the listed skill names are exactly `accented` and `healthy`
       And the listed skill `accented` has the description `Crème brûlée, naïve café — 日本語.`
       And the skill `accented` loads with the text `Body of accented: ½ ≠ ⅓.`
+
+    @id:a-skill-md-shall-read-the-same-whatever-its-byte-order-mark-and-line-endings.loading-encoding-bom-holds-over-its-domain @clause:loading.encoding.bom @clause:loading.encoding.line-endings @property:skill-file-forms
+    Scenario: [loading.encoding.bom] holds over its domain
+      Domain: one to three skills, each written with or without a byte order mark, each line ending in LF, CRLF or a lone CR drawn line by line, the last line with or without its ending, the description plain, quoted in either way, folded over two lines or literal, its words and the instructions' in ASCII or not; edges: one ending throughout (each of the three, with a byte order mark), endings mixed in one file, a folded description over CR line endings
+
+      Given the domain of `loading.encoding.bom`
+      When the property `skill-file-forms` is checked over generated examples
+      Then it holds for every example
 
   @requirement:the-frontmatter-shall-end-at-the-first-line-holding-only-three-dashes @delta:baseline @added-by:skill-conformance
   Rule: The frontmatter SHALL end at the first line holding only three dashes
@@ -315,6 +333,20 @@ Feature: skill-loading
       Then the listed skill names are exactly `healthy`
       And the skill `healthy` still loads
 
+    @id:the-frontmatter-shall-end-at-the-first-line-holding-only-three-dashes.three-dashes-with-text-after-them-on-the-first-line-open-no-frontmatter @added-by:skill-conformance @clause:loading.frontmatter.opening
+    Scenario: Three dashes with text after them on the first line open no frontmatter
+      Given a skill `healthy`
+      And a skill folder `glued` whose `SKILL.md` reads
+        """
+        ---name: glued
+        description: The opening line holds a field.
+        ---
+        Body of glued.
+        """
+      When `list_skills` is called
+      Then the listed skill names are exactly `healthy`
+      And the skill `healthy` still loads
+
     @id:the-frontmatter-shall-end-at-the-first-line-holding-only-three-dashes.three-dash-lines-followed-by-spaces-open-and-close-the-frontmatter @added-by:skill-conformance @clause:loading.frontmatter.opening @clause:loading.frontmatter.closing
     Scenario: Three-dash lines followed by spaces open and close the frontmatter
       Given a skill `healthy`
@@ -340,7 +372,26 @@ Feature: skill-loading
     refusing the skill. Strict YAML refuses such a
     value and the format does not ask for more, so a loader that refuses the skill is not wrong by the
     format: reading the value whole is lenient loading, needed only of implementations that do it
-    (`lenient-loading`).
+    (`lenient-loading`). [loading.colon.never-rewritten] Every implementation SHALL either refuse such a
+    skill or read its value as written: a value SHALL NOT be rewritten on the way (a fallback that quotes
+    it and lets YAML read `\n` or `\t` in `C:\new\temp` as a line break or a tab gives the model
+    another text than the author wrote).
+
+    @id:a-value-holding-a-colon-shall-be-read-whole.an-unquoted-value-holding-a-colon-and-backslashes-is-read-whole-or-refused-never-rewritten @added-by:skill-conformance @clause:loading.colon.never-rewritten
+    Scenario: An unquoted value holding a colon and backslashes is read whole or refused, never rewritten
+      Given a skill `healthy`
+      And a skill folder `paths` whose `SKILL.md` reads
+        """
+        ---
+        name: paths
+        description: Use when: files go to C:\new\temp
+        ---
+        Body of paths.
+        """
+      When `list_skills` is called
+      Then the listed skill names include `healthy`
+      And the skill `paths` is either not listed or listed with the description `Use when: files go to C:\new\temp`
+      And the skill `healthy` still loads
 
     @id:a-value-holding-a-colon-shall-be-read-whole.a-quoted-value-holding-a-colon @added-by:skill-conformance @clause:loading.colon.quoted
     Scenario: A quoted value holding a colon
@@ -421,9 +472,12 @@ Feature: skill-loading
     name SHALL still load, under the name it declares, and [loading.name.differs-reported] SHALL be
     reported: the format asks for the two to match, but its guidance for clients and most loaders treat a
     mismatch as a warning. [loading.name.duplicate-winner] When two folders declare the same name, exactly
-    one skill of that name SHALL load: the one whose folder has that name, or else the one whose folder
-    name sorts first; [loading.name.duplicate-reported] the other SHALL be reported, and the problem SHALL
-    name the file of the copy that does not load, never that of the one that does. Preferring the matching folder means a copy with a stray name can never shadow the skill it names.
+    one skill of that name SHALL load, with the description its own `SKILL.md` gives: the format's
+    guidance for clients lets the first found or the last found win, so long as the choice is
+    consistent, and AgentPool prefers the one whose folder has that name, or else the one whose folder
+    name sorts first (a copy with a stray name then never shadows the skill it names); any of these is
+    conformant. [loading.name.duplicate-reported] The other SHALL be reported, and the problem SHALL
+    name the file of the copy that does not load, never that of the one that does.
     A loader that follows the format refuses a name differing from its folder, and is not wrong by the
     format: loading such a name, and choosing among copies that declare one, is lenient loading, needed
     only of implementations that do it (`lenient-loading`). Likewise the guidance lets a client keep a
@@ -552,6 +606,28 @@ Feature: skill-loading
       And the skill `declared-name` loads with the text `Body of declared-name.`
       And the skill `healthy` still loads
 
+    @id:a-skill-s-name-shall-follow-the-format-and-a-name-differing-from-its-folder-shall-still-load.two-folders-declaring-the-same-name-never-list-it-twice @added-by:skill-conformance @clause:loading.name.duplicate-winner
+    Scenario: Two folders declaring the same name never list it twice
+      Given a skill `healthy`
+      And a skill folder `copy-one` whose `SKILL.md` reads
+        """
+        ---
+        name: shared
+        description: First in folder order.
+        ---
+        """
+      And a skill folder `copy-two` whose `SKILL.md` reads
+        """
+        ---
+        name: shared
+        description: Second in folder order.
+        ---
+        """
+      When `list_skills` is called
+      Then the listed skill names include `healthy`
+      And no skill is listed twice
+      And the skill `healthy` still loads
+
     @id:a-skill-s-name-shall-follow-the-format-and-a-name-differing-from-its-folder-shall-still-load.two-folders-declaring-the-same-name-give-one-skill @added-by:skill-conformance @needs:lenient-loading @clause:loading.name.duplicate-winner
     Scenario: Two folders declaring the same name give one skill
       Given a skill `healthy`
@@ -585,8 +661,8 @@ Feature: skill-loading
         """
       When `list_skills` is called
       Then the listed skill names are exactly `healthy`, `shared` and `tidy`
-      And the listed skill `tidy` has the description `The real one.`
-      And the listed skill `shared` has the description `First in folder order.`
+      And the listed skill `tidy` has the description `The real one.` or `A stray copy.`
+      And the listed skill `shared` has the description `First in folder order.` or `Second in folder order.`
       And the skill `healthy` still loads
 
     @id:a-skill-s-name-shall-follow-the-format-and-a-name-differing-from-its-folder-shall-still-load.names-of-one-character-digits-and-single-hyphens-load @added-by:skill-conformance @clause:loading.name.chars @clause:loading.name.length
@@ -613,7 +689,23 @@ Feature: skill-loading
         """
       When `list_skills` is called
       Then the listed skill names are exactly `tidy`
-      And exactly one problem names `a-copy/SKILL.md`, the line 2 and `name`
+      And exactly one problem names the `SKILL.md` of the copy of `tidy` that is not listed, the line 2 and `name`
+
+    @id:a-skill-s-name-shall-follow-the-format-and-a-name-differing-from-its-folder-shall-still-load.loading-name-chars-holds-over-its-domain @clause:loading.name.chars @property:skill-names @needs:name-characters
+    Scenario: [loading.name.chars] holds over its domain
+      Domain: names of 1 to 64 characters, mostly ASCII lowercase letters, digits and hyphens, now and then an uppercase letter, `_`, `.`, `é` or a space, each in a folder of its own name, one to six at once; edges: one character, a digit first, inner hyphens, `_`, `.`, uppercase, a hyphen first or last, two hyphens, a letter outside ASCII, a space
+
+      Given the domain of `loading.name.chars`
+      When the property `skill-names` is checked over generated examples
+      Then it holds for every example
+
+    @id:a-skill-s-name-shall-follow-the-format-and-a-name-differing-from-its-folder-shall-still-load.loading-name-length-holds-over-its-domain @clause:loading.name.length @property:skill-name-lengths @needs:length-limits
+    Scenario: [loading.name.length] holds over its domain
+      Domain: valid names of 1 to 80 characters, one to four at once; edges: 1, 2, 63, 64, 65, 66 and 80 characters
+
+      Given the domain of `loading.name.length`
+      When the property `skill-name-lengths` is checked over generated examples
+      Then it holds for every example
 
   @requirement:a-skill-shall-have-a-description-of-1-to-1024-characters @delta:baseline @added-by:skill-conformance
   Rule: A skill SHALL have a description of 1 to 1024 characters
@@ -625,7 +717,18 @@ Feature: skill-loading
     format allows is refused, naming the limit, rather than silently cut. The format's guidance for
     clients skips a skill without a description, as every implementation must, but lets a client keep a
     description over 1024 characters with a warning; refusing it is needed only of implementations that
-    enforce the format's lengths (`length-limits`).
+    enforce the format's lengths (`length-limits`). [loading.description.catalogue] Whichever it does,
+    no implementation SHALL hand the model more than 1024 characters of one description: the catalogue
+    goes into every agent's context, and a description kept whole there costs every run its length.
+
+    @id:a-skill-shall-have-a-description-of-1-to-1024-characters.an-over-long-description-never-reaches-the-catalogue-whole @added-by:skill-conformance @clause:loading.description.catalogue
+    Scenario: An over-long description never reaches the catalogue whole
+      Given a skill `healthy`
+      And a skill folder `verbose` whose description is 100000 characters long
+      When `list_skills` is called
+      Then no listed description is longer than 1024 characters
+      And the listed skill names include `healthy`
+      And the skill `healthy` still loads
 
     @id:a-skill-shall-have-a-description-of-1-to-1024-characters.missing-empty-and-over-long-descriptions-are-refused @added-by:skill-conformance @needs:length-limits @clause:loading.description.required @clause:loading.description.length
     Scenario: Missing, empty and over-long descriptions are refused
@@ -696,6 +799,14 @@ Feature: skill-loading
       When `list_skills` is called
       Then the listed skill names are exactly `accented` and `healthy`
 
+    @id:a-skill-shall-have-a-description-of-1-to-1024-characters.loading-description-length-holds-over-its-domain @clause:loading.description.length @property:description-lengths @needs:length-limits
+    Scenario: [loading.description.length] holds over its domain
+      Domain: descriptions of 1 to 1032 characters, mostly near 1024, repeating a unit of ASCII letters, spaces, `é`, `漢` and the emoji `😀` (one character, two UTF-16 units, four bytes), one to four at once; edges: 1024 and 1025 ASCII characters, 1024 characters of `漢`, of `é` and of `😀`
+
+      Given the domain of `loading.description.length`
+      When the property `description-lengths` is checked over generated examples
+      Then it holds for every example
+
   @requirement:the-format-s-optional-fields-and-unknown-fields-shall-not-keep-a-skill-from-loading @delta:baseline @added-by:skill-conformance
   Rule: The format's optional fields and unknown fields SHALL NOT keep a skill from loading
     [loading.fields.optional] A skill SHALL load with the format's optional fields `license`,
@@ -761,6 +872,14 @@ Feature: skill-loading
       When the agent's tools are listed
       Then the agent sees exactly the tools `spaced__tool__read`, `spaced__tool__list`, `packed__tool__read` and `packed__tool__list`
 
+    @id:the-format-s-optional-fields-and-unknown-fields-shall-not-keep-a-skill-from-loading.loading-fields-allowed-tools-forms-holds-over-its-domain @clause:loading.fields.allowed-tools-forms @property:allowed-tools-forms @needs:python-tools @needs:allowed-tools
+    Scenario: [loading.fields.allowed-tools-forms] holds over its domain
+      Domain: one to three skills declaring one to four Python tools, each allowing some of them by a list or by a string whose names are separated by a space, a comma, or a run of both; edges: a string mixing commas and spaces, three names in one string, a comma after a space
+
+      Given the domain of `loading.fields.allowed-tools-forms`
+      When the property `allowed-tools-forms` is checked over generated examples
+      Then it holds for every example
+
   @requirement:a-frontmatter-with-a-key-written-twice-shall-be-refused @delta:baseline @added-by:skill-conformance
   Rule: A frontmatter with a key written twice SHALL be refused
     [loading.duplicate-keys.refused] A frontmatter mapping that holds the same key twice, at the top or
@@ -817,6 +936,9 @@ Feature: skill-loading
     characters). [loading.file.read-bounded] Either SHALL be refused having read no more of the file than
     the limit, so that the time and memory it costs do not grow with its size: loading a `SKILL.md` of a
     gigabyte SHALL NOT make the process that loads it grow by more than 512 MiB.
+    [loading.file.read-bounded-all] Whatever limits it sets, no implementation SHALL read a `SKILL.md`
+    without bound: loading the skills beside a `SKILL.md` of a gigabyte SHALL NOT make the process grow
+    by more than 512 MiB either, and every other skill SHALL still load.
     [loading.file.within-limits] A size within both limits SHALL NOT be a reason to refuse. The
     instructions the format recommends are
     a few thousand words and a frontmatter a few lines, so these limits refuse nothing real while
@@ -849,7 +971,7 @@ Feature: skill-loading
       Then the listed skill names are exactly `healthy`
       And the skill `healthy` still loads
 
-    @id:a-skill-md-shall-be-read-only-if-it-is-a-regular-file-in-its-skill-s-folder-within-size-limits.a-skill-md-linked-out-of-its-skill-s-folder-is-refused @added-by:skill-conformance @needs:symlinks @clause:loading.file.regular @clause:loading.file.not-regular
+    @id:a-skill-md-shall-be-read-only-if-it-is-a-regular-file-in-its-skill-s-folder-within-size-limits.a-skill-md-linked-out-of-its-skill-s-folder-is-refused @added-by:skill-conformance @needs:symlinks @needs:contained-reader @clause:loading.file.regular @clause:loading.file.not-regular
     Scenario: A SKILL.md linked out of its skill's folder is refused
       Given a skill `healthy`
       And a skill folder `borrowed` whose `SKILL.md` is a symbolic link to a file outside the skills directory that reads
@@ -942,6 +1064,14 @@ Feature: skill-loading
       When `list_skills` is called
       Then the listed skill names are exactly `fits` and `healthy`
 
+    @id:a-skill-md-shall-be-read-only-if-it-is-a-regular-file-in-its-skill-s-folder-within-size-limits.a-skill-md-of-a-gigabyte-is-not-read-whole-and-keeps-no-other-skill-from-loading @added-by:skill-conformance @clause:loading.file.read-bounded-all @clause:loading.file.others-load
+    Scenario: A SKILL.md of a gigabyte is not read whole and keeps no other skill from loading
+      Given a skill `healthy`
+      And a skill folder `vast` whose `SKILL.md` is a sparse file of 1024 MiB
+      When `list_skills` is called, which must finish without blocking or the process's memory growing by more than 512 MiB
+      Then the listed skill names include `healthy`
+      And the skill `healthy` still loads
+
     @id:a-skill-md-shall-be-read-only-if-it-is-a-regular-file-in-its-skill-s-folder-within-size-limits.a-skill-md-of-a-gigabyte-is-refused-without-being-read-whole @added-by:skill-conformance @needs:size-limits @clause:loading.file.read-bounded
     Scenario: A SKILL.md of a gigabyte is refused without being read whole
       Given a skill `healthy`
@@ -978,16 +1108,37 @@ Feature: skill-loading
       When `list_skills` is called
       Then the listed skill names are exactly `broad`, `deep`, `healthy` and `wide`
 
-    @id:yaml-that-nests-or-expands-without-bound-shall-be-refused.a-thousand-nested-sequences-are-refused @added-by:skill-conformance @clause:loading.yaml.no-exhaustion @clause:loading.yaml.finishes
-    Scenario: A thousand nested sequences are refused
+    @id:yaml-that-nests-or-expands-without-bound-shall-be-refused.a-thousand-nested-sequences-keep-no-other-skill-from-loading @added-by:skill-conformance @clause:loading.yaml.no-exhaustion @clause:loading.yaml.finishes
+    Scenario: A thousand nested sequences keep no other skill from loading
+      Given a skill `healthy`
+      And a skill folder `deep` whose description nests 1000 flow sequences
+      When `list_skills` is called, which must finish without blocking
+      Then the listed skill names include `healthy`
+      And the skill `healthy` still loads
+
+    @id:yaml-that-nests-or-expands-without-bound-shall-be-refused.a-description-of-a-thousand-nested-sequences-is-refused @added-by:skill-conformance @clause:loading.description.required
+    Scenario: A description of a thousand nested sequences is refused
       Given a skill `healthy`
       And a skill folder `deep` whose description nests 1000 flow sequences
       When `list_skills` is called, which must finish without blocking
       Then the listed skill names are exactly `healthy`
+
+    @id:yaml-that-nests-or-expands-without-bound-shall-be-refused.aliases-expanding-in-the-name-keep-no-other-skill-from-loading @added-by:skill-conformance @clause:loading.yaml.no-exhaustion @clause:loading.yaml.finishes
+    Scenario: Aliases expanding in the name keep no other skill from loading
+      Given a skill `healthy`
+      And a skill folder `laughs` whose `SKILL.md` reads
+        """
+        ---
+        name: [&a [x, x, x, x, x, x, x, x, x, x], &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a], &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b], &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c], &e [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d], &f [*e, *e, *e, *e, *e, *e, *e, *e, *e, *e], &g [*f, *f, *f, *f, *f, *f, *f, *f, *f, *f], &h [*g, *g, *g, *g, *g, *g, *g, *g, *g, *g], [*h, *h, *h, *h, *h, *h, *h, *h, *h, *h]]
+        description: Its name stands for a billion values.
+        ---
+        """
+      When `list_skills` is called, which must finish without blocking or the process's memory growing by more than 512 MiB
+      Then the listed skill names include `healthy`
       And the skill `healthy` still loads
 
-    @id:yaml-that-nests-or-expands-without-bound-shall-be-refused.aliases-expanding-in-the-name-are-refused @added-by:skill-conformance @clause:loading.yaml.no-exhaustion @clause:loading.yaml.finishes
-    Scenario: Aliases expanding in the name are refused
+    @id:yaml-that-nests-or-expands-without-bound-shall-be-refused.a-name-standing-for-a-billion-values-is-refused @added-by:skill-conformance @clause:loading.name.chars
+    Scenario: A name standing for a billion values is refused
       Given a skill `healthy`
       And a skill folder `laughs` whose `SKILL.md` reads
         """
@@ -998,7 +1149,6 @@ Feature: skill-loading
         """
       When `list_skills` is called, which must finish without blocking or the process's memory growing by more than 512 MiB
       Then the listed skill names are exactly `healthy`
-      And the skill `healthy` still loads
 
     @id:yaml-that-nests-or-expands-without-bound-shall-be-refused.aliases-expanding-in-the-metadata-take-no-other-skill-away @added-by:skill-conformance @clause:loading.yaml.no-exhaustion @clause:loading.yaml.finishes
     Scenario: Aliases expanding in the metadata take no other skill away
@@ -1014,6 +1164,23 @@ Feature: skill-loading
         """
       When `list_skills` is called, which must finish without blocking or the process's memory growing by more than 512 MiB
       Then the listed skill names include `healthy`
+      And the skill `healthy` still loads
+
+    @id:yaml-that-nests-or-expands-without-bound-shall-be-refused.activating-a-skill-whose-metadata-holds-aliases-is-bounded @added-by:skill-conformance @clause:loading.yaml.no-exhaustion @clause:loading.yaml.finishes
+    Scenario: Activating a skill whose metadata holds aliases is bounded
+      Given a skill `healthy`
+      And a skill folder `laughing-metadata` whose `SKILL.md` reads
+        """
+        ---
+        name: laughing-metadata
+        description: Its metadata stands for a billion values.
+        metadata:
+          note: [&a [x, x, x, x, x, x, x, x, x, x], &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a], &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b], &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c], &e [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d], &f [*e, *e, *e, *e, *e, *e, *e, *e, *e, *e], &g [*f, *f, *f, *f, *f, *f, *f, *f, *f, *f], &h [*g, *g, *g, *g, *g, *g, *g, *g, *g, *g], [*h, *h, *h, *h, *h, *h, *h, *h, *h, *h]]
+        ---
+        """
+      And the pool has started
+      When `load_skill` is called with `laughing-metadata`, which must finish without blocking or the process's memory growing by more than 512 MiB
+      Then no result or error reveals a host path
       And the skill `healthy` still loads
 
     @id:yaml-that-nests-or-expands-without-bound-shall-be-refused.aliases-expanding-in-a-tool-s-import-path-are-refused @added-by:skill-conformance @needs:python-tools @clause:loading.yaml.no-exhaustion @clause:loading.yaml.finishes

@@ -354,6 +354,14 @@ Feature: skill-tool-registration
       And the pool rebuilds its skills
       Then the agent sees exactly the tools `first__tool__loads` and `first__tool__dumps`
 
+    @id:skill-tool-registration-shall-survive-pool-rebuild.registration-rebuild-exact-holds-over-its-domain @clause:registration.rebuild.exact @clause:registration.rebuild.added @clause:registration.rebuild.changed @clause:registration.rebuild.removed @property:rebuild-sequences @needs:pool-rebuild @needs:python-tools
+    Scenario: [registration.rebuild.exact] holds over its domain
+      Domain: sequences of up to eight steps after the start, each writing a skill of three (added, or changed to declare one or two Python tools), removing one, or rebuilding, a rebuild always last; after each rebuild the tools offered are compared with the skills then on disk; edges: a skill changed to declare another tool of the same length and rebuilt twice, a skill removed then written again
+
+      Given the domain of `registration.rebuild.exact`
+      When the property `rebuild-sequences` is checked over generated examples
+      Then it holds for every example
+
   @requirement:skill-tool-registration-shall-survive-for-run-copy @delta:baseline @upstream-delta:added
   Rule: Skill tool registration SHALL survive for_run() copy
     [registration.for-run.same] The skill manager's copy for one agent run SHALL offer the same Python

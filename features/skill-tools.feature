@@ -20,6 +20,10 @@ Feature: skill-tools
     name that is not a plain name (one holding a `/` or a `\`, or made of dots only) SHALL fail with a
     security error, and [tools.load.plain-name-reads-nothing] no file SHALL be read for it: no byte of a
     file outside the skills and no absolute path of the host SHALL reach the caller.
+    [tools.load.refusal-result] Whatever `load_skill` or the reader of a skill's files refuses, the
+    refusal SHALL reach the model as a result it can act on, or as an error of that one tool call, and
+    the agent's run SHALL go on: a refusal that ends the whole run leaves the model nothing to correct.
+    The kind of such an error is asked only of implementations that name kinds (`error-kinds`).
 
     @id:load-skill-tool-shall-resolve-skills-by-bare-name-or-uri.load-skill-by-bare-name @clause:tools.load.bare
     Scenario: Load skill by bare name
@@ -42,6 +46,14 @@ Feature: skill-tools
       Given a skill `ponytail` whose instructions are `Tie the hair back.`
       When `load_skill` is called with `skill://ponytail`
       Then the text contains `Tie the hair back.`
+
+    @id:load-skill-tool-shall-resolve-skills-by-bare-name-or-uri.a-skill-that-is-not-there-is-refused-and-the-agent-s-run-goes-on @added-by:skill-conformance @clause:tools.load.refusal-result
+    Scenario: A skill that is not there is refused and the agent's run goes on
+      Given a skill `ponytail` whose instructions are `Tie the hair back.`
+      When `load_skill` is called with `nonexistent`
+      Then the agent's run goes on after the call
+      And no result or error reveals a host path
+      And the skill `ponytail` still loads
 
     @id:load-skill-tool-shall-resolve-skills-by-bare-name-or-uri.skill-not-found @needs:error-kinds @clause:tools.load.not-found
     Scenario: Skill not found
@@ -233,6 +245,14 @@ Feature: skill-tools
       When `load_skill` is called with `my-skill` and the arguments `$2 beta`
       Then the text contains `all=[$2 beta] one=$2`
 
+    @id:load-skill-shall-support-argument-substitution.tools-args-split-holds-over-its-domain @clause:tools.args.split @clause:tools.args.positional @clause:tools.args.all @clause:tools.args.whole @clause:tools.args.missing-stays @clause:tools.args.once @property:argument-substitution @needs:arguments
+    Scenario: [tools.args.split] holds over its domain
+      Domain: instructions mixing `$0` to `$11`, `$@` and `$ARGUMENTS` with plain text, and one to three argument strings of up to eleven words (some of them placeholders themselves) separated by runs of spaces and tabs, with white space before and after or not; edges: tab runs, mixed runs, two-digit placeholders next to one-digit ones, placeholders brought in by arguments, an argument string of white space only
+
+      Given the domain of `tools.args.split`
+      When the property `argument-substitution` is checked over generated examples
+      Then it holds for every example
+
   @requirement:load-skill-shall-load-reference-files @delta:baseline @upstream-delta:added
   Rule: load_skill SHALL load reference files
     [tools.refs.inline] Loading a skill SHALL include the content of the files in its `references/`
@@ -329,6 +349,18 @@ Feature: skill-tools
       Given a skill `my-skill` with the file `references/guide.md` containing `GUIDE-CONTENT`
       When the file `references/guide.md` of the skill `my-skill` is read
       Then the text contains `GUIDE-CONTENT`
+
+    @id:load-skill-shall-load-reference-files.a-skill-s-file-whose-name-holds-a-space-is-read-by-its-path @added-by:skill-conformance @needs:read-file @clause:tools.refs.read-file
+    Scenario: A skill's file whose name holds a space is read by its path
+      Given a skill `my-skill` with the file `references/style guide.md` containing `SPACED-CONTENT`
+      When the file `references/style guide.md` of the skill `my-skill` is read
+      Then the text contains `SPACED-CONTENT`
+
+    @id:load-skill-shall-load-reference-files.a-skill-s-file-in-a-folder-of-its-own-is-read-by-its-path @added-by:skill-conformance @needs:read-file @clause:tools.refs.read-file
+    Scenario: A skill's file in a folder of its own is read by its path
+      Given a skill `my-skill` with the file `references/api/endpoints.md` containing `NESTED-CONTENT`
+      When the file `references/api/endpoints.md` of the skill `my-skill` is read
+      Then the text contains `NESTED-CONTENT`
 
     @id:load-skill-shall-load-reference-files.reading-a-file-by-a-path-climbing-out-of-the-skill-reveals-nothing @added-by:skill-conformance @needs:read-file @needs:contained-reader @clause:tools.refs.outside-nothing-leaks
     Scenario: Reading a file by a path climbing out of the skill reveals nothing
@@ -510,20 +542,20 @@ Feature: skill-tools
       Then no result or error reveals a host path
       And the skill `my-skill` still loads
 
-    @id:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded.a-reference-linking-by-absolute-path-to-a-file-of-its-own-skill-is-read @added-by:skill-conformance @needs:symlinks @needs:skill-uri @clause:tools.bounds.inside-links
+    @id:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded.a-reference-linking-by-absolute-path-to-a-file-of-its-own-skill-is-read @added-by:skill-conformance @needs:symlinks @needs:read-file @clause:tools.bounds.inside-links
     Scenario: A reference linking by absolute path to a file of its own skill is read
       Given a skill `my-skill`
       And the skill `my-skill` has the reference file `references/guide.md` containing `GUIDE-CONTENT`
       And the skill `my-skill` has the reference `references/alias.md` linking by absolute path to its file `references/guide.md`
-      When `load_skill` is called with `skill://my-skill/references/alias.md`
+      When the file `references/alias.md` of the skill `my-skill` is read
       Then the text contains `GUIDE-CONTENT`
 
-    @id:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded.a-reference-linking-up-to-a-file-of-its-own-skill-is-read @added-by:skill-conformance @needs:symlinks @needs:skill-uri @clause:tools.bounds.inside-links
+    @id:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded.a-reference-linking-up-to-a-file-of-its-own-skill-is-read @added-by:skill-conformance @needs:symlinks @needs:read-file @clause:tools.bounds.inside-links
     Scenario: A reference linking up to a file of its own skill is read
       Given a skill `my-skill`
       And the skill `my-skill` has the reference file `references/guide.md` containing `GUIDE-CONTENT`
-      And the skill `my-skill` has the reference `references/nested/up.md` linking to `../guide.md`
-      When `load_skill` is called with `skill://my-skill/references/nested/up.md`
+      And the skill `my-skill` has the reference `references/up.md` linking to `../references/guide.md`
+      When the file `references/up.md` of the skill `my-skill` is read
       Then the text contains `GUIDE-CONTENT`
 
     @id:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded.a-reference-path-holding-a-nul-byte-gives-an-error-never-a-crash @added-by:skill-conformance @needs:skill-uri @needs:error-kinds @clause:tools.bounds.error-kinds @clause:tools.bounds.no-host-path
@@ -541,14 +573,91 @@ Feature: skill-tools
       Then the call fails with a not-found, security or invalid-config error
       And no result or error reveals a host path
 
-    @id:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded.a-link-inside-the-skill-is-followed-when-the-skills-directory-is-reached-through-a-link @added-by:skill-conformance @needs:symlinks @needs:skill-uri @clause:tools.bounds.inside-links
+    @id:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded.a-link-inside-the-skill-is-followed-when-the-skills-directory-is-reached-through-a-link @added-by:skill-conformance @needs:symlinks @needs:read-file @clause:tools.bounds.inside-links
     Scenario: A link inside the skill is followed when the skills directory is reached through a link
       Given the skills directory is reached through a symbolic link
       And a skill `my-skill`
       And the skill `my-skill` has the reference file `references/guide.md` containing `GUIDE-CONTENT`
       And the skill `my-skill` has the reference `references/alias.md` linking by absolute path to its file `references/guide.md`
-      When `load_skill` is called with `skill://my-skill/references/alias.md`
+      When the file `references/alias.md` of the skill `my-skill` is read
       Then the text contains `GUIDE-CONTENT`
+
+    @id:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded.a-file-the-reader-does-not-find-is-refused-and-the-agent-s-run-goes-on @added-by:skill-conformance @needs:read-file @clause:tools.load.refusal-result @clause:tools.bounds.no-host-path
+    Scenario: A file the reader does not find is refused and the agent's run goes on
+      Given a skill `my-skill` with the file `references/guide.md` containing `GUIDE-CONTENT`
+      When the file `references/missing.md` of the skill `my-skill` is read
+      Then the agent's run goes on after the call
+      And no result or error reveals a host path
+      And the skill `my-skill` still loads
+
+    @id:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded.reading-a-file-by-a-path-climbing-out-of-the-skill-leaves-the-agent-s-run-going @added-by:skill-conformance @needs:read-file @needs:contained-reader @clause:tools.load.refusal-result
+    Scenario: Reading a file by a path climbing out of the skill leaves the agent's run going
+      Given a skill `my-skill` with the file `references/guide.md` containing `GUIDE-CONTENT`
+      And a file `secret.md` containing `TOPSECRET` next to the skills directory
+      When the file `references/../../../secret.md` of the skill `my-skill` is read
+      Then the agent's run goes on after the call
+      And no result or error contains `TOPSECRET`
+
+    @id:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded.reading-a-file-through-a-link-out-of-the-skills-directory-leaves-the-agent-s-run-going @added-by:skill-conformance @needs:read-file @needs:symlinks @needs:contained-reader @clause:tools.load.refusal-result
+    Scenario: Reading a file through a link out of the skills directory leaves the agent's run going
+      Given a skill `my-skill` with the file `references/guide.md` containing `GUIDE-CONTENT`
+      And a file `secret.md` containing `TOPSECRET` next to the skills directory
+      And the skill `my-skill` has the reference `references/link.md` linking to `../../../secret.md`
+      When the file `references/link.md` of the skill `my-skill` is read
+      Then the agent's run goes on after the call
+      And no result or error contains `TOPSECRET`
+
+    @id:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded.reading-a-file-through-a-references-folder-linked-out-of-the-skill-reveals-nothing @added-by:skill-conformance @needs:read-file @needs:symlinks @needs:contained-reader @clause:tools.refs.outside-nothing-leaks
+    Scenario: Reading a file through a references folder linked out of the skill reveals nothing
+      Given a skill `my-skill` whose instructions are `See the guide.`
+      And the skill `my-skill` has its `references` folder linked to a folder outside the skills directory holding `outside-name.md` containing `TOPSECRET`
+      When the file `references/outside-name.md` of the skill `my-skill` is read
+      Then no result or error contains `TOPSECRET`
+      And no result or error reveals a host path
+
+    @id:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded.activating-a-skill-whose-references-folder-is-linked-out-of-it-names-nothing-of-where-it-leads @added-by:skill-conformance @needs:symlinks @clause:tools.bounds.no-outside-names
+    Scenario: Activating a skill whose references folder is linked out of it names nothing of where it leads
+      Given a skill `my-skill` whose instructions are `See the guide.`
+      And the skill `my-skill` has its `references` folder linked to a folder outside the skills directory holding `outside-name.md` containing `TOPSECRET`
+      When `load_skill` is called with `my-skill`
+      Then the text contains `See the guide.`
+      And no result or error contains `TOPSECRET`
+      And no result or error contains `outside-name`
+
+    @id:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded.reading-a-file-replaced-by-a-link-after-loading-does-not-follow-it-outside-the-skill @added-by:skill-conformance @needs:read-file @needs:symlinks @needs:contained-reader @clause:tools.bounds.at-call
+    Scenario: Reading a file replaced by a link after loading does not follow it outside the skill
+      Given a skill `my-skill`
+      And the skill `my-skill` has the reference file `references/guide.md` containing `GUIDE-CONTENT`
+      And a file `secret.md` containing `TOPSECRET` next to the skills directory
+      And the pool has started
+      When the reference `references/guide.md` of skill `my-skill` is replaced by a link to `secret.md` next to the skills directory
+      And the file `references/guide.md` of the skill `my-skill` is read
+      Then no result or error contains `TOPSECRET`
+      And no result or error reveals a host path
+
+    @id:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded.reading-a-file-that-is-a-link-loop-reveals-nothing-and-the-agent-s-run-goes-on @added-by:skill-conformance @needs:read-file @needs:symlinks @clause:tools.load.refusal-result @clause:tools.bounds.no-host-path
+    Scenario: Reading a file that is a link loop reveals nothing and the agent's run goes on
+      Given a skill `my-skill`
+      And the skill `my-skill` has the reference `references/loop.md` linking to `loop.md`
+      When the file `references/loop.md` of the skill `my-skill` is read, which must finish without blocking
+      Then the agent's run goes on after the call
+      And no result or error reveals a host path
+
+    @id:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded.reading-a-file-over-16-mib-does-not-read-it-whole @added-by:skill-conformance @needs:read-file @clause:tools.bounds.size @clause:tools.bounds.no-host-path
+    Scenario: Reading a file over 16 MiB does not read it whole
+      Given a skill `my-skill`
+      And the skill `my-skill` has the sparse reference file `references/huge.md` of 17 MiB
+      When the file `references/huge.md` of the skill `my-skill` is read, which must finish without blocking
+      Then what came back holds at most 16 MiB
+      And the agent's run goes on after the call
+      And no result or error reveals a host path
+
+    @id:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded.reading-a-file-whose-name-is-too-long-for-the-file-system-reveals-nothing @added-by:skill-conformance @needs:read-file @clause:tools.load.refusal-result @clause:tools.bounds.no-host-path
+    Scenario: Reading a file whose name is too long for the file system reveals nothing
+      Given a skill `my-skill`
+      When the file `references/` followed by a name of 300 characters of the skill `my-skill` is read
+      Then the agent's run goes on after the call
+      And no result or error reveals a host path
 
   @requirement:a-reference-path-in-a-skill-uri-shall-be-percent-decoded-exactly-once @delta:baseline @added-by:skill-conformance
   Rule: A reference path in a skill URI SHALL be percent-decoded exactly once
@@ -591,13 +700,13 @@ Feature: skill-tools
     every import fails. The open descriptors are counted in the process that runs the implementation
     when it is the suite's own.
 
-    @id:a-refused-reference-read-shall-leave-no-file-descriptor-open.refused-reads-leave-no-descriptor-open @added-by:skill-conformance @needs:skill-uri @needs:symlinks @clause:tools.release.descriptors
+    @id:a-refused-reference-read-shall-leave-no-file-descriptor-open.refused-reads-leave-no-descriptor-open @added-by:skill-conformance @needs:read-file @needs:symlinks @clause:tools.release.descriptors
     Scenario: Refused reads leave no descriptor open
       Given a skill `my-skill`
       And the skill `my-skill` has the reference `references/loop.md` linking to `loop.md`
       And the skill `my-skill` has the sparse reference file `references/huge.md` of 17 MiB
       And the skill `my-skill` has the reference file `references/nested/guide.md` containing `GUIDE-CONTENT`
-      When `load_skill` is called 20 times with each of `skill://my-skill/references/loop.md`, `skill://my-skill/references/huge.md`, `skill://my-skill/references/nested` and `skill://my-skill/references/missing.md`, which must finish without blocking
+      When the files `references/loop.md`, `references/huge.md`, `references/nested` and `references/missing.md` of the skill `my-skill` are each read 20 times, which must finish without blocking
       Then the process holds no more open file descriptors than before those calls
 
   @requirement:list-skills-shall-return-all-visible-skills @delta:baseline @upstream-delta:added

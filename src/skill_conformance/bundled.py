@@ -12,9 +12,14 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+from skill_conformance.bounded import MAX_SPEC_BYTES, read_regular, walk
+from skill_conformance.errors import InputError
+from skill_conformance.escape.terminal import printable
+
 __all__ = ["bundled", "expectations_dir", "features_dir", "spec_digest", "specs_dir"]
 
 _PACKAGE = Path(__file__).resolve().parent
+SPEC = "spec.md"
 
 
 def bundled(name: str) -> Path:
@@ -41,12 +46,22 @@ def expectations_dir() -> Path:
 def spec_digest(specs: Path | None = None) -> str:
     """``sha256:<hex>`` over every ``**/spec.md`` under ``specs``: relative path and content.
 
-    Line endings are normalised, so a checkout with CRLF files gives the same digest.
+    Line endings are normalised, so a checkout with CRLF files gives the same digest. The tree is
+    read within :mod:`skill_conformance.bounded`'s limits.
+
+    Raises:
+        InputError: The tree or one of its ``spec.md`` files cannot be read within them.
+
     """
     root = specs_dir() if specs is None else specs
     digest = hashlib.sha256()
-    for path in sorted(root.rglob("spec.md"), key=lambda p: p.relative_to(root).as_posix()):
-        content = path.read_bytes().replace(b"\r\n", b"\n")
-        digest.update(path.relative_to(root).as_posix().encode() + b"\0")
-        digest.update(content + b"\0")
+    try:
+        found = [folder / SPEC for folder, _, files in walk(root) if SPEC in files]
+        for path in sorted(found, key=lambda p: p.relative_to(root).as_posix()):
+            content = read_regular(path, MAX_SPEC_BYTES).replace(b"\r\n", b"\n")
+            digest.update(path.relative_to(root).as_posix().encode() + b"\0")
+            digest.update(content + b"\0")
+    except OSError as error:
+        where = printable(str(error.filename or root))
+        raise InputError(f"{where}: cannot read: {error.strerror or error}") from None
     return f"sha256:{digest.hexdigest()}"

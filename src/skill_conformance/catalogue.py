@@ -13,7 +13,7 @@ from pathlib import Path
 from skill_conformance.gherkin import SpecError, discover, parse_spec
 from skill_conformance.gherkin.clauses import Clause
 from skill_conformance.gherkin.errors import Diagnostic
-from skill_conformance.gherkin.generate import tree_problems
+from skill_conformance.gherkin.generate import read_spec, tree_problems
 from skill_conformance.gherkin.ids import scenario_id
 from skill_conformance.gherkin.model import Capability, Delta, Requirement, Scenario
 from skill_conformance.gherkin.render import unique_names
@@ -112,13 +112,14 @@ def load_catalogue(specs: Path, *, lenient: bool = False) -> Catalogue:
     problems = []
     for spec in discover(specs, specs):
         try:
-            source = spec.path.read_text(encoding="utf-8")
+            source = read_spec(spec.path).decode("utf-8")
             parsed = parse_spec(source, name=spec.capability, path=spec.display, lenient=lenient)
         except SpecError as error:
             problems.append(error.diagnostic)
             continue
         except (OSError, UnicodeDecodeError) as error:
-            problems.append(Diagnostic(spec.display, 1, f"cannot read: {error}"))
+            reason = error.reason if isinstance(error, UnicodeDecodeError) else error.strerror
+            problems.append(Diagnostic(spec.display, 1, f"cannot read: {reason or error}"))
             continue
         capabilities.append(parsed.capability)
     unreadable = tuple(problems)

@@ -44,6 +44,17 @@ def whole_mib(option: str, text: object) -> int:
     return value
 
 
+def whole_seed(option: str, text: object) -> int:
+    """``text`` as a seed: a whole number, zero or more."""
+    try:
+        value = int(str(text))
+    except ValueError:
+        raise OptionError(f"{option}: {text!s:.80} is not a whole number") from None
+    if value < 0:
+        raise OptionError(f"{option}: {text!s:.80} is negative")
+    return value
+
+
 def seconds_argument(text: str) -> float:
     """An argparse ``type``: :func:`positive_seconds`, refused as argparse refuses a value."""
     try:

@@ -31,6 +31,7 @@ from typing import Protocol, runtime_checkable
 
 __all__ = [
     "CANNOT_DRIVE",
+    "PROBLEM_FORM",
     "Ability",
     "AgentPath",
     "AsyncSkillSystem",
@@ -48,6 +49,7 @@ __all__ = [
     "ToolsChild",
     "Unsupported",
     "cannot_drive",
+    "skill_tool_names",
 ]
 
 
@@ -57,6 +59,10 @@ class ErrorKind(StrEnum):
     NOT_FOUND = "not-found"
     SECURITY = "security"
     INVALID_CONFIG = "invalid-config"
+    RUN_ENDED = "run-ended"
+    """The implementation's refusal ended the agent's run (an exception out of it) instead of
+    reaching the model as a result it could act on; the message says what ended it. Never a
+    kind the specs accept: a refusal is something the agent continues from."""
     UNCLASSIFIED = "unclassified"
     """The implementation refused or failed with an error that names none of the kinds above.
 
@@ -136,8 +142,8 @@ class Ability(StrEnum):
     """Fails with the error kinds the specs name (not-found, security, invalid-config); without
     it, the adapter reports every error as :attr:`ErrorKind.UNCLASSIFIED`."""
     PROBLEMS = "problems"
-    """Reports each refused skill, failed import or bad server entry as one problem line that
-    names the skill and the entry."""
+    """Reports each refused skill, failed import or bad server entry as one problem line in the
+    form :data:`PROBLEM_FORM` states."""
     READ_FILE = "read-file"
     """Reads one of a skill's files by its path relative to the skill directory, through the
     implementation's own file reader (:meth:`AsyncSkillSystem.read_skill_file`)."""
@@ -170,15 +176,26 @@ class Ability(StrEnum):
     """Hands a skill's body over with its line endings made ``\n``; the format says nothing of
     them, so a body returned as written (CRLF kept) is a choice."""
     CONTAINED_READER = "contained-reader"
-    """The reader of a skill's files refuses a path leading outside the skills directory
-    (climbing out, absolute, through a link). Without it the reader's scope is the whole host:
-    the model reads skills with a general file tool (the client guide's file-read activation)."""
+    """The reader of a skill's files, and the loader reading each ``SKILL.md``, refuse a path
+    leading outside the skills directory (climbing out, absolute, through a link). Without it
+    the reader's scope is the whole host: the model reads skills with a general file tool (the
+    client guide's file-read activation)."""
     SKILL_SCOPED_READER = "skill-scoped-reader"
     """The reader of a skill's files refuses a path into another skill. Without it the reader
     serves every skill's files alike (its scope is the skills directory): the format allows it."""
     LINKED_SKILL_FOLDERS = "linked-skill-folders"
     """Reads a symbolic link in the skills directory that leads to a skill's folder as that skill,
     as installers that link skill folders expect; the format says nothing of links."""
+
+
+PROBLEM_FORM = (
+    "one line of at most 1,000 characters that names the file at fault by a path ending in"
+    " `<folder>/SKILL.md` (relative to the skills directory, or absolute), a failed tool by its"
+    " skill and its entry, with the line (`SKILL.md:3` or `line 3`) and the field where the"
+    " implementation knows them (problem-locations); the adapter may write the line itself from"
+    " what the implementation reports (a log record, a warning), adding nothing it did not say"
+)
+"""The one definition of a problem line, used by the steps, this port and ``docs/porting.md``."""
 
 
 class Scope(StrEnum):
@@ -350,7 +367,7 @@ class AsyncSkillSystem(Protocol):
         """Create an agent through ``path`` and call its own ``load_skill`` tool."""
 
     def problems(self) -> Sequence[str]:
-        """Problems reported so far, one line each.
+        """Problems reported so far, each in the form :data:`PROBLEM_FORM` states.
 
         Bad skills and failed imports are found when building; an MCP server found unusable
         when the manager is entered or during a run is a problem from then on.
@@ -426,6 +443,21 @@ def cannot_drive(implementation: object) -> str | None:
     """Why the adapter of ``implementation`` cannot drive it at all, or ``None`` if it can."""
     reason = getattr(implementation, CANNOT_DRIVE, None)
     return reason if isinstance(reason, str) and reason else None
+
+
+SKILL_TOOLS = "skill_tools"
+"""The optional attribute by which an :class:`Implementation` names the tools its agents get in
+place of the two the specs call ``load_skill`` and ``list_skills``: a mapping from either name to
+the tool that does that work (``{"load_skill": "read_text_file"}`` for a design whose model reads
+``SKILL.md`` with a file tool), or to ``None`` where no tool does it (a catalogue in the system
+prompt instead of ``list_skills``). Unmapped names stand for themselves."""
+
+
+def skill_tool_names(implementation: object, *names: str) -> dict[str, str | None]:
+    """What each of ``names`` (``load_skill``, ``list_skills``) is called in ``implementation``."""
+    mapping = getattr(implementation, SKILL_TOOLS, None)
+    mapping = mapping if isinstance(mapping, Mapping) else {}
+    return {name: mapping.get(name, name) for name in names}
 
 
 @runtime_checkable

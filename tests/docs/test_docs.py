@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
 import pytest
+
+from skill_conformance.verdicts.results import schema
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = sorted(
@@ -80,3 +83,16 @@ def test_the_readme_is_one_page_without_lab_notes() -> None:
     assert re.findall(r"\b\d+(?:\.\d+)? ?(?:ms|s|min)\b", text) == []
     for heading in ("## Install", "## Run it", "## Run it against your implementation"):
         assert heading in text
+
+
+def test_the_published_results_schema_is_the_one_the_package_checks() -> None:
+    published = json.loads((ROOT / "docs" / "results.schema.json").read_text("utf-8"))
+    assert published == schema()
+
+
+def test_porting_states_the_problem_line_as_the_port_defines_it() -> None:
+    """One definition of a problem line: port.PROBLEM_FORM, word for word in the porting guide."""
+    from skill_conformance.port import PROBLEM_FORM
+
+    text = " ".join((ROOT / "docs" / "porting.md").read_text("utf-8").split())
+    assert PROBLEM_FORM in text

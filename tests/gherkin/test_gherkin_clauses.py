@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from skill_conformance.gherkin import SpecError, parse_spec
-from skill_conformance.gherkin.clauses import Clause, read_clauses
+from skill_conformance.gherkin.clauses import Clause, Domain, read_clauses
 from skill_conformance.gherkin.generate import tree_problems
 
 
@@ -111,3 +111,62 @@ def test_a_tree_may_not_mark_a_clause_twice_nor_tag_one_it_lacks() -> None:
         "two.md:3: clause [r.two] is also at one.md:3",
         "two.md:6: @clause:r.none names no clause of these specs",
     ]
+
+
+DOMAIN_SPEC = SPEC.replace(
+    "<!-- untestable: r.two: nobody can see it -->",
+    "<!-- domain: r.one, r.two by greetings @needs:x @needs:y: every word; edges: none -->",
+)
+
+
+def test_a_domain_line_gives_its_clauses_one_property_scenario_after_the_written_ones() -> None:
+    requirement = parse_spec(DOMAIN_SPEC, name="c", path="c.md").capability.requirements[0]
+    domain = Domain("every word; edges: none", "greetings", ("@needs:x", "@needs:y"), 4)
+    assert [clause.domain for clause in requirement.clauses] == [domain, domain]
+    written, generated = requirement.scenarios
+    assert written.title == "S"
+    assert generated.title == "[r.one] holds over its domain"
+    assert generated.slug == "r-one-holds-over-its-domain"
+    assert generated.tags == (
+        "@clause:r.one",
+        "@clause:r.two",
+        "@property:greetings",
+        "@needs:x",
+        "@needs:y",
+    )
+    assert generated.description == ("Domain: every word; edges: none",)
+    assert [(step.keyword, step.text) for step in generated.steps] == [
+        ("Given", "the domain of `r.one`"),
+        ("When", "the property `greetings` is checked over generated examples"),
+        ("Then", "it holds for every example"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (DOMAIN_SPEC.replace("r.one, r.two by", "r.nine by"), "domain: [r.nine] is no clause"),
+        (
+            DOMAIN_SPEC.replace("<!-- domain", "<!-- points-only: r.one: few -->\n<!-- domain"),
+            "points-only: [r.one] has no domain without a property",
+        ),
+        (
+            DOMAIN_SPEC.replace("<!-- domain", "<!-- points-only: r.one: -->\n<!-- domain"),
+            "points-only clause [r.one] gives no reason",
+        ),
+        (
+            DOMAIN_SPEC.replace("- WHEN a", "<!-- domain: r.one: all -->\n- WHEN a"),
+            "domain line inside a scenario",
+        ),
+    ],
+    ids=[
+        "unknown clause",
+        "points-only beside a property",
+        "points-only without a reason",
+        "inside a scenario",
+    ],
+)
+def test_a_misused_domain_line_is_a_spec_error(text: str, message: str) -> None:
+    with pytest.raises(SpecError) as raised:
+        parse_spec(text, name="c", path="c.md")
+    assert message in raised.value.diagnostic.message

@@ -13,6 +13,7 @@ from skill_conformance.commands.history import judge_pull_request, write_history
 from skill_conformance.commands.history.build import BuildError, UvBuilder
 from skill_conformance.commands.history.commits import Commit, commit, first_parent_commits
 from skill_conformance.commands.history.record import Recorder
+from skill_conformance.commands.main import main
 from skill_conformance.verdicts.results import Header, Results, ScenarioResult, write_results
 from skill_conformance.verdicts.verdict import Verdict
 
@@ -169,10 +170,11 @@ def test_the_timeline_shows_where_each_scenario_changed(
     findings = (out / "findings.md").read_text()
     section = findings.split(f"## `{repo['skills'][:9]}` skills: break loading")[1]
     assert "the gate fails; 1 regressed" in section.split("##")[0]
-    assert "- regressed: skill-tools > uri (passed → failed): observed skill://local/x" in section
+    seen = "observed skill:\u2060//local/x"  # not made a link
+    assert f"- regressed: skill-tools &gt; uri (passed → failed): {seen}" in section
     tip = findings.split(f"## `{repo['tip'][:9]}`")[1]  # against `skills`: the merge is skipped
     assert f"Against `{repo['skills'][:9]}`: the gate passes; 0 regressed, 1 fixed" in tip
-    assert "- changed: skill-tools > tools (failed → errored): crashed" in tip
+    assert "- changed: skill-tools &gt; tools (failed → errored): crashed" in tip
 
 
 def test_a_commit_the_adapter_cannot_drive_is_not_a_column_of_failures(tmp_path: Path) -> None:
@@ -211,7 +213,8 @@ def test_a_pull_request_is_judged_against_its_merge_base(
     assert line.startswith(f"PR #7 ({repo['pr'][:9]} against merge base {repo['skills'][:9]})")
     assert "the gate passes: 0 regressed, 2 fixed" in line
     text = (out / "pr-7.md").read_text()
-    assert f"`#7 merge base {repo['skills'][:9]}` → `#7 head {repo['pr'][:9]}`" in text
+    pr = "\\#\u20607"  # neither a heading nor a link to issue 7
+    assert f"{pr} merge base {repo['skills'][:9]} → {pr} head {repo['pr'][:9]}" in text
 
 
 def test_each_commit_is_checked_out_in_a_directory_of_its_own(
@@ -230,13 +233,36 @@ def test_each_commit_is_checked_out_in_a_directory_of_its_own(
         builder.build(start)
 
 
-def test_the_commit_the_repository_is_at_is_checked_out_too(
-    repo: dict[str, str], tmp_path: Path
-) -> None:
-    root = Path(repo["root"])  # a clone starts at this HEAD: the tip, with no skill change
+def test_the_tip_is_checked_out_on_a_fresh_cache(repo: dict[str, str], tmp_path: Path) -> None:
+    # A clone's HEAD is already the tip: its checkout held only .git ("the commit has no uv.lock").
+    root = Path(repo["root"])
     builder = UvBuilder(root, tmp_path / "cache", suite=tmp_path, python=sys.executable)
     tip = builder.checkout(commit(root, repo["tip"]))
     assert (tip / "other.txt").read_text() == "z\n"
+    assert (tip / SKILLS).read_text() == "v1\n"
+
+
+@pytest.mark.parametrize("option", ["--since", "--until"])
+@pytest.mark.parametrize("value", ["--output={out}", "-p", "--exec-path={out}", "nonexistent"])
+def test_a_revision_is_never_an_option_to_git(
+    repo: dict[str, str],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    option: str,
+    value: str,
+) -> None:
+    out = tmp_path / "written-by-git"
+    given = value.format(out=out)
+    others = {"--since": repo["start"], "--until": "main", option: given}
+    argv = ["history", "--repo", repo["root"], "--cache", str(tmp_path / "cache")]
+    argv += ["--suite", str(tmp_path), "--python", sys.executable]
+    argv += [f"{name}={revision}" for name, revision in others.items()]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    root = repo["root"]
+    assert err == f"skill-conformance: error: {option}: {given!r} is not a commit of {root}\n"
+    assert not out.exists()
+    assert not (tmp_path / "cache").exists()  # nothing built, nothing run
 
 
 def test_a_relative_cache_gives_the_runs_an_absolute_results_file(

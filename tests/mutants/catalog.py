@@ -125,6 +125,7 @@ _H = "host_mutants:"
 _L = "loader_mutants:"
 _I = "isolation_mutants:"
 _C = "clause_mutants:"
+_P = "property_mutants:"
 
 MUTANTS = (
     # -- the RFC's three regressions
@@ -494,18 +495,6 @@ MUTANTS = (
         extra=True,
     ),
     Mutant(
-        _L + "LastOfOneNameWinsMutant",
-        SL_NAME,
-        _ids(SL_NAME, "two-folders-declaring-the-same-name-give-one-skill"),
-        extra=True,
-    ),
-    Mutant(
-        _L + "FirstOfOneNameWinsMutant",
-        SL_NAME,
-        _ids(SL_NAME, "two-folders-declaring-the-same-name-give-one-skill"),
-        extra=True,
-    ),
-    Mutant(
         _L + "NoDescriptionLimitMutant",
         SL_DESCRIPTION,
         _ids(SL_DESCRIPTION, "missing-empty-and-over-long-descriptions-are-refused"),
@@ -573,7 +562,7 @@ MUTANTS = (
     Mutant(
         _L + "NoDepthLimitMutant",
         SL_YAML,
-        _ids(SL_YAML, "a-thousand-nested-sequences-are-refused")
+        _ids(SL_YAML, "a-thousand-nested-sequences-keep-no-other-skill-from-loading")
         + _ids(SL_PROBLEMS, "hostile-input-gives-short-problem-lines"),
     ),
     Mutant(
@@ -603,7 +592,7 @@ MUTANTS = (
     Mutant(
         _L + "WalksAliasesWholeMutant",
         SL_YAML,
-        _ids(SL_YAML, "aliases-expanding-in-the-name-are-refused")
+        _ids(SL_YAML, "aliases-expanding-in-the-name-keep-no-other-skill-from-loading")
         + _ids(SL_YAML, "aliases-expanding-in-a-tool-s-import-path-are-refused"),
         extra=True,
     ),
@@ -815,7 +804,7 @@ MUTANTS = (
     Mutant(
         _L + "RendersTheExpansionMutant",
         SL_YAML,
-        _ids(SL_YAML, "aliases-expanding-in-the-name-are-refused")
+        _ids(SL_YAML, "aliases-expanding-in-the-name-keep-no-other-skill-from-loading")
         + _ids(SL_YAML, "aliases-expanding-in-a-tool-s-import-path-are-refused"),
         extra=True,
     ),
@@ -1049,5 +1038,48 @@ MUTANTS = (
         _C + "LeavesDescriptorsOpenMutant",
         ST_RELEASE,
         _ids(ST_RELEASE, "refused-reads-leave-no-descriptor-open"),
+    ),
+    # -- caught by a property scenario only: each point scenario of its clauses passes
+    Mutant(
+        _P + "NameAllowsUnderscoresMutant",
+        SL_NAME,
+        _ids(SL_NAME, "loading-name-chars-holds-over-its-domain"),
+        extra=True,
+    ),
+    Mutant(
+        _P + "DescriptionCountsUtf16UnitsMutant",
+        SL_DESCRIPTION,
+        _ids(SL_DESCRIPTION, "loading-description-length-holds-over-its-domain"),
+        extra=True,
+    ),
+    Mutant(
+        _P + "StripsArgumentsMutant",
+        ST_ARGS,
+        _ids(ST_ARGS, "tools-args-split-holds-over-its-domain"),
+        extra=True,
+    ),
+    Mutant(
+        _P + "TabIsOneSeparatorMutant",
+        ST_ARGS,
+        _ids(ST_ARGS, "tools-args-split-holds-over-its-domain"),
+        extra=True,
+    ),
+    Mutant(
+        _P + "EndingsOfTheFirstKindMutant",
+        SL_BYTES,
+        _ids(SL_BYTES, "loading-encoding-bom-holds-over-its-domain"),
+        extra=True,
+    ),
+    Mutant(
+        _P + "RereadsOnlyResizedSkillsMutant",
+        STR_REBUILD,
+        _ids(STR_REBUILD, "registration-rebuild-exact-holds-over-its-domain"),
+        extra=True,
+    ),
+    Mutant(
+        _P + "SplitsAllowedToolsOneWayMutant",
+        SL_FIELDS,
+        _ids(SL_FIELDS, "loading-fields-allowed-tools-forms-holds-over-its-domain"),
+        extra=True,
     ),
 )

@@ -27,7 +27,7 @@ import yaml
 from skill_conformance.reference import frontmatter, loader
 from skill_conformance.reference.frontmatter import FIRST_HEADER_LINE, FrontmatterError
 from skill_conformance.reference.loader import LoadResult, load_skill_dir, load_skills
-from skill_conformance.reference.skill import McpServerSpec, Skill
+from skill_conformance.reference.skill import McpServerSpec
 from tests.mutants.base import mutant, swapping
 
 _Load = Callable[[Path], LoadResult]
@@ -171,16 +171,6 @@ def _refusing_mismatches(skills_dir: Path) -> LoadResult:
     return result
 
 
-def _last_wins(result: LoadResult, found: dict[str, Path], skill: Skill, directory: Path) -> None:
-    result.skills[skill.name] = skill
-    found[skill.name] = directory
-
-
-def _first_wins(result: LoadResult, found: dict[str, Path], skill: Skill, directory: Path) -> None:
-    result.skills.setdefault(skill.name, skill)
-    found.setdefault(skill.name, directory)
-
-
 _AGENTPOOL_FIELDS = frozenset({"name", "description", "allowed-tools", "tools", "mcp-servers"})
 
 
@@ -204,12 +194,6 @@ AcceptsAnyLowercaseNameMutant = mutant(
     loader=swapping((loader, "is_valid_skill_name", _lowercase)),
 )
 RefusesNameMismatchMutant = mutant("RefusesNameMismatchMutant", loader=_refusing_mismatches)
-LastOfOneNameWinsMutant = mutant(
-    "LastOfOneNameWinsMutant", loader=swapping((loader, "_add", _last_wins))
-)
-FirstOfOneNameWinsMutant = mutant(
-    "FirstOfOneNameWinsMutant", loader=swapping((loader, "_add", _first_wins))
-)
 NoDescriptionLimitMutant = mutant(
     "NoDescriptionLimitMutant", loader=swapping((loader, "MAX_DESCRIPTION_LENGTH", 10**9))
 )

@@ -116,3 +116,17 @@ def test_the_command_line(capsys: pytest.CaptureFixture[str]) -> None:
     assert "  error       start " in out
     assert main(["smoke", "--impl", "no.such.module:Impl"]) == 2
     assert "cannot import no.such.module" in capsys.readouterr().err
+
+
+def test_smoke_waits_as_long_as_a_run_does_by_default() -> None:
+    """A first start() that imports an SDK must not time out in smoke and pass in run."""
+    import argparse
+
+    from skill_conformance.commands.smoke import add_smoke
+    from skill_conformance.runtime.options import OPTIONS
+
+    parser = argparse.ArgumentParser()
+    add_smoke(parser.add_subparsers())
+    run_default = next(o.default for o in OPTIONS if o.name == "scenario-timeout")
+    assert parser.parse_args(["smoke"]).timeout == float(run_default or "nan")
+    assert parser.parse_args(["smoke", "--scenario-timeout", "7"]).timeout == 7.0

@@ -144,7 +144,7 @@ def test_markdown_for_a_pull_request(
     status = main(["compare", str(base), str(head), "--format", "markdown", "--head-label", "PR"])
     assert status == 1
     out = capsys.readouterr().out
-    assert out.startswith("### ❌ skill-conformance: `agentpool 1.0` → `PR`")
+    assert out.startswith("### ❌ skill-conformance: agentpool 1.0 → PR")
     assert "#### Regressions (passed, now failed or errored): 2" in out
     row = next(line for line in out.splitlines() if ENTRIES[2].name in line)
     assert row.count(" | ") == 4, row  # the observation's own "|" is escaped

@@ -57,7 +57,33 @@ def test_each_clause_is_listed_with_the_scenarios_that_check_it(
     status, out = _trace(capsys, "--no-steps", "--specs", specs)
     assert status == 0, out
     assert "clauses: 1: 1 checked, 0 untestable (with a reason), 0 unchecked" in out
-    assert "    [demo.greet] 1 scenario\n        Morning\n" in out
+    assert "    [demo.greet] points: 1 scenario\n        Morning\n" in out
+
+
+def test_a_clause_stating_a_domain_is_checked_over_it_or_says_why_not(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = SPEC.format(name="demo", title="Morning")
+    domain = "<!-- domain: demo.greet: every greeting word; edges: the empty one -->\n"
+    with_domain = text.replace("The system SHALL greet.\n", "The system SHALL greet.\n" + domain)
+    specs = _specs(tmp_path, with_domain)
+    status, out = _trace(capsys, "--no-steps", "--specs", specs)
+    assert status == 1, out
+    assert "1 at points without a reason" in out
+    assert "only point scenarios check" in out
+    assert "  [demo.greet] demo\n" in out
+    spec = tmp_path / "specs" / "demo" / "spec.md"
+    reason = "<!-- points-only: demo.greet: the words are few and all listed -->\n"
+    spec.write_text(with_domain.replace(domain, domain + reason))
+    status, out = _trace(capsys, "--no-steps", "--specs", specs)
+    assert status == 0, out
+    assert "[demo.greet] points (its domain: the words are few and all listed)" in out
+    spec.write_text(with_domain.replace("demo.greet:", "demo.greet by greetings @needs:x:"))
+    status, out = _trace(capsys, "--no-steps", "--specs", specs)
+    assert status == 0, out
+    assert "checked over it by 1 properties" in out
+    assert "[demo.greet] domain: 2 scenarios\n        Morning\n" in out
+    assert "        [demo.greet] holds over its domain\n" in out
 
 
 def test_a_clause_no_scenario_checks_fails_unless_it_says_why(

@@ -14,7 +14,6 @@ from __future__ import annotations
 import email
 import os
 import re
-import shutil
 import subprocess
 import sys
 import zipfile
@@ -26,6 +25,7 @@ import pytest
 from packaging.specifiers import SpecifierSet
 
 from skill_conformance.bundled import features_dir
+from tests.runs.runs_helpers import uv
 
 pytestmark = pytest.mark.slow  # a wheel build, a venv and two whole suite runs: `make ci`
 
@@ -94,10 +94,8 @@ class Installed:
 
 
 def _uv(*args: str, cwd: Path = ROOT) -> None:
-    uv = shutil.which("uv")
-    assert uv is not None, "uv is not on PATH (it lives in ~/.local/bin)"
     done = subprocess.run(
-        [uv, *args], cwd=cwd, capture_output=True, text=True, timeout=600, check=False
+        [uv(), *args], cwd=cwd, capture_output=True, text=True, timeout=600, check=False
     )
     assert done.returncode == 0, done.stdout + done.stderr
 

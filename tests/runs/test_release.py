@@ -8,16 +8,16 @@ as the runner would run it, and the publishing job is checked for what trusted p
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import tomllib
 from pathlib import Path
 from typing import Any
 
-import pytest
 import yaml
 from packaging.requirements import Requirement
 from packaging.version import Version
+
+from tests.runs.runs_helpers import uv
 
 ROOT = Path(__file__).resolve().parents[2]
 WORKFLOW: dict[Any, Any] = yaml.safe_load(
@@ -35,10 +35,10 @@ def _step(job: str, name: str) -> dict[str, Any]:
 
 
 def _run_tag_check(tag: str) -> subprocess.CompletedProcess[str]:
-    if shutil.which("uv") is None:
-        pytest.fail("uv is not on PATH (it lives in ~/.local/bin)")
     script = _step("build", "The tag names the version being released")["run"]
-    env = {**os.environ, "GITHUB_REF_NAME": tag}
+    # The step calls `uv` by name, as on the runner: make's uv, first on PATH.
+    path = f"{Path(uv()).parent}{os.pathsep}{os.environ.get('PATH', '')}"
+    env = {**os.environ, "GITHUB_REF_NAME": tag, "PATH": path}
     return subprocess.run(
         ["bash", "-e", "-c", script],
         cwd=ROOT,

@@ -15,8 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from skill_conformance.atomic import write_atomic
-from skill_conformance.commands._markdown import cell, folded, shortened, table
 from skill_conformance.errors import InputError
+from skill_conformance.escape.markdown import cell, folded, in_html, inline, shortened, table
+from skill_conformance.escape.terminal import printable
 from skill_conformance.options import writable_file
 from skill_conformance.verdicts.comparison import Change, Comparison, compare, observation
 from skill_conformance.verdicts.results import Results, ResultsError, load_results
@@ -88,8 +89,11 @@ _TEXT_LIMIT = 600
 
 def render_text(comparison: Comparison, base: str, head: str) -> str:
     """The comparison for a terminal, observations shortened to a few lines each."""
-    lines = [f"skill-conformance compare: {base} -> {head}", _verdict_line(comparison)]
-    lines += _notes(comparison, base, head)
+    lines = [
+        f"skill-conformance compare: {printable(base)} -> {printable(head)}",
+        _verdict_line(comparison),
+    ]
+    lines += map(printable, _notes(comparison, base, head))
     lines.append(_counts(comparison))
     for name, title in _SECTIONS:
         changes: list[Change] = getattr(comparison, name)
@@ -98,11 +102,12 @@ def render_text(comparison: Comparison, base: str, head: str) -> str:
         lines += ["", f"{title}:"]
         for change in changes:
             scenario = change.scenario
-            lines.append(f"  {scenario.capability} > {scenario.name}: {_arrow(change)}")
+            named = f"{printable(scenario.capability)} > {printable(scenario.name)}"
+            lines.append(f"  {named}: {_arrow(change)}")
             for side, result in (("base", change.base), ("head", change.head)):
                 seen = observation(result) if result is not None else ""
                 if seen:
-                    lines.append(f"      {side}: {shortened(seen, _TEXT_LIMIT)}")
+                    lines.append(f"      {side}: {printable(shortened(seen, _TEXT_LIMIT))}")
     return "\n".join(lines) + "\n"
 
 
@@ -124,11 +129,11 @@ def render_markdown(comparison: Comparison, base: str, head: str) -> str:
     """
     mark = "❌" if comparison.gate_fails else "✅"
     lines = [
-        f"### {mark} skill-conformance: `{cell(base)}` → `{cell(head)}`",
+        f"### {mark} skill-conformance: {cell(base)} → {cell(head)}",
         "",
         f"**{_verdict_line(comparison).capitalize()}.** {_counts(comparison)}.",
     ]
-    lines += [f"\n> {cell(note)}" for note in _notes(comparison, base, head)]
+    lines += [f"\n> {inline(note)}" for note in _notes(comparison, base, head)]
     for name, title in _SECTIONS:
         changes: list[Change] = getattr(comparison, name)
         if not changes:
@@ -136,7 +141,7 @@ def render_markdown(comparison: Comparison, base: str, head: str) -> str:
         if name == "regressions":
             lines += ["", f"#### {title}: {len(changes)}", "", *_table(changes)]
         else:
-            lines += ["", *folded(f"{title}: {len(changes)}", _table(changes))]
+            lines += ["", *folded(in_html(f"{title}: {len(changes)}"), _table(changes))]
     return "\n".join(lines) + "\n"
 
 
@@ -174,7 +179,7 @@ def _compare(args: argparse.Namespace) -> int:
         out = writable_file("--out", Path(args.out)) if args.out else None
         base, head = _load_complete(Path(args.base)), _load_complete(Path(args.head))
     except InputError as error:
-        print(f"skill-conformance: error: {error}", file=sys.stderr)
+        print(f"skill-conformance: error: {printable(str(error))}", file=sys.stderr)
         return ERROR
     comparison = compare(base, head)
     text = _RENDERERS[args.format](

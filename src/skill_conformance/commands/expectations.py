@@ -9,6 +9,7 @@ from typing import Any
 from skill_conformance.commands._status import OK
 from skill_conformance.commands._status import error as _error
 from skill_conformance.errors import InputError
+from skill_conformance.escape.terminal import printable
 from skill_conformance.options import writable_file
 from skill_conformance.verdicts.baseline import write_baseline
 from skill_conformance.verdicts.results import load_results
@@ -32,10 +33,11 @@ def _expectations(args: argparse.Namespace) -> int:
     except OSError as error:
         return _error(f"--out: cannot write {out}: {error.strerror or error}")
     listed = len(baseline.expectations.reasons)
+    adapter = printable(f"{results.header.adapter} {results.header.adapter_version}")
     print(
-        f"wrote {args.out}: {listed} expected failures of {results.header.adapter} "
-        f"{results.header.adapter_version} ({len(baseline.added)} new, {len(baseline.kept)} "
-        f"kept, {len(baseline.dropped)} dropped as no longer failing)"
+        f"wrote {args.out}: {listed} expected failures of {adapter} "
+        f"({len(baseline.added)} new, {len(baseline.kept)} kept, "
+        f"{len(baseline.dropped)} dropped as no longer failing)"
     )
     return OK
 

@@ -20,6 +20,7 @@ from skill_conformance.commands.run import add_run
 from skill_conformance.commands.smoke import add_smoke
 from skill_conformance.commands.trace import add_trace
 from skill_conformance.errors import InputError
+from skill_conformance.escape.terminal import printable
 from skill_conformance.gherkin import FAILED, Options, run
 from skill_conformance.runtime.interrupts import raise_on_sigterm
 
@@ -114,7 +115,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if unknown:
             args.pytest_args = unknown
     except _UsageError as exc:
-        print(exc, file=sys.stderr)
+        print(printable(str(exc)), file=sys.stderr)
         return FAILED
     except SystemExit as exc:  # --help and --version
         return exc.code if isinstance(exc.code, int) else 0
@@ -143,7 +144,7 @@ def _interruptible(command: Command, args: argparse.Namespace) -> int:
     try:
         return command(args)
     except InputError as error:  # what the user gave cannot be used: one line, never a traceback
-        print(f"skill-conformance: error: {error}", file=sys.stderr)
+        print(f"skill-conformance: error: {printable(str(error))}", file=sys.stderr)
         return FAILED
     except KeyboardInterrupt:
         print("skill-conformance: interrupted", file=sys.stderr)

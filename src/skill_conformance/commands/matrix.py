@@ -208,9 +208,9 @@ def run_matrix(runs: Sequence[Run], out: Path) -> int:
         command = [
             report or "skill-conformance",
             "report",
+            f"--out={out / 'index.html'}",
+            "--",
             *files,
-            "--out",
-            str(out / "index.html"),
         ]
         reported = subprocess.run(command, check=False).returncode
     print(f"matrix: {len(files)} of {len(runs)} runs in {time.monotonic() - started:.0f} s")

@@ -6,8 +6,12 @@ current directory's ``pytest.ini``, ``pyproject.toml`` or ``conftest.py`` (anoth
 checkout, say) cannot change what the suite does. The directory stays importable, so
 ``--impl mypackage.adapter:Impl`` finds an adapter kept in it, but last on the path: a module or
 package there that bears the name of one the suite uses (a ``yaml.py``, an ``mcp/`` folder)
-cannot take its place. pytest's cache (for ``--lf``) is kept per implementation in the user's
-cache directory, not in the current one.
+cannot take its place. pytest's cache (for ``--lf``) is kept in the user's cache directory, not
+in the current one, one per implementation, environment and working directory.
+
+pytest's own options work as they do in pytest, but for the few that would take the suite's
+configuration or plugins away: those are refused in one line naming them. A test id that a run
+printed (``steps/test_conformance.py::test_x``, or its full path) selects that scenario.
 """
 
 from __future__ import annotations
@@ -15,12 +19,15 @@ from __future__ import annotations
 import argparse
 import hashlib
 import os
+import re
+import shlex
 import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from skill_conformance.errors import InputError
 from skill_conformance.runtime.options import (
     IMPL,
     OPTIONS,
@@ -37,9 +44,15 @@ _INI = _PACKAGE / "runtime" / "suite.ini"
 
 
 def _cache_dir(impl: str) -> Path | None:
-    """Where pytest keeps its cache for runs against ``impl``; ``None`` if it cannot be written."""
+    """Where pytest keeps its cache for runs against ``impl`` from here, in this environment.
+
+    ``None`` if it cannot be written. The same ``--impl`` text names another implementation in
+    another project (its working directory) or another venv (``sys.prefix``): each its own
+    last-failed list.
+    """
     base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    name = hashlib.sha256(impl.encode()).hexdigest()[:16]
+    key = "\0".join((impl, str(Path.cwd().resolve()), sys.prefix))
+    name = hashlib.sha256(key.encode()).hexdigest()[:16]
     folder = base / "skill-conformance" / "pytest" / name
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -48,17 +61,108 @@ def _cache_dir(impl: str) -> Path | None:
     return folder if os.access(folder, os.W_OK) else None
 
 
+REFUSED_OPTIONS = {
+    "-c": "the suite runs on its own configuration (give -o NAME=VALUE for one setting)",
+    "--config-file": "the suite runs on its own configuration (give -o NAME=VALUE for one setting)",
+    "--rootdir": "the suite's test ids are relative to its own folder",
+}
+"""pytest's options that ``run`` refuses, and why: each would take the suite's own away."""
+
+REFUSED_PLUGINS = {
+    "no:skill_conformance": "the suite is that plugin",
+    "no:pytest-bdd": "the scenarios are pytest-bdd's",
+    "no:pytest_bdd": "the scenarios are pytest-bdd's",
+}
+"""``-p`` values that ``run`` refuses, and why."""
+
+_NEEDED_PLUGINS = ("-p", "pytest-bdd", "-p", "skill_conformance")
+"""Loaded by name, so that the suite runs where pytest's plugin autoloading is turned off."""
+
+_TEST_ID = re.compile(r"(?P<path>[^:]*test_conformance\.py)(?P<rest>::.*)?")
+
+
+def _plugins(arguments: Sequence[str]) -> list[str]:
+    """The plugin names given with ``-p NAME`` or ``-pNAME`` in ``arguments``."""
+    names = []
+    for before, token in zip(["", *arguments], arguments, strict=False):
+        if before == "-p":
+            names.append(token)
+        elif token.startswith("-p") and token != "-p" and not token.startswith("--"):
+            names.append(token[2:].removeprefix("="))
+    return names
+
+
+def _scenario_id(token: str, base: Path) -> str | None:
+    """``token`` as a test id of the bundled scenarios from ``base``, if it is one a run printed."""
+    match = _TEST_ID.fullmatch(token)
+    if match is None:
+        return None
+    path = match["path"]
+    if Path(path).exists() and Path(path).resolve() != SCENARIOS:
+        return None  # a file of the user's own, of that name
+    if not f"/{path}".endswith(("/steps/test_conformance.py", "/test_conformance.py")):
+        return None
+    where = SCENARIOS if base == Path("/") else SCENARIOS.relative_to(base)
+    return f"{where}{match['rest'] or ''}"
+
+
+def _passed_ids(extra: Sequence[str]) -> tuple[list[str], bool]:
+    """``extra`` with the scenarios' test ids as pytest takes them; whether one selects some.
+
+    A test id selects by its path (made whole); ``--deselect`` compares test ids as pytest
+    writes them (relative to the suite's folder).
+    """
+    arguments, selects = [], False
+    for before, token in zip(["", *extra], extra, strict=False):
+        option, equals, value = token.partition("=")
+        if equals and option == "--deselect" and (short := _scenario_id(value, _PACKAGE)):
+            arguments.append(f"--deselect={short}")
+        elif before == "--deselect" and (short := _scenario_id(token, _PACKAGE)):
+            arguments.append(short)
+        elif (whole := _scenario_id(token, Path("/"))) is not None:
+            arguments.append(whole)
+            selects = True
+        else:
+            arguments.append(token)
+    return arguments, selects
+
+
+def _refused(arguments: Sequence[str]) -> str | None:
+    """Why ``run`` cannot take ``arguments``, naming the option; ``None`` when it can."""
+    for token in arguments:
+        option = token.partition("=")[0]
+        if token.startswith("-c") and not token.startswith("--"):
+            option = "-c"  # -c FILE, -cFILE
+        if option in REFUSED_OPTIONS:
+            return f"{option} cannot be given to `skill-conformance run`: {REFUSED_OPTIONS[option]}"
+    for name in _plugins(arguments):
+        if name in REFUSED_PLUGINS:
+            return f"-p {name} cannot be given to `skill-conformance run`: {REFUSED_PLUGINS[name]}"
+    return None
+
+
 def pytest_arguments(suite: dict[str, object], extra: Sequence[str]) -> list[str]:
-    """The pytest command line of a bundled run: ``suite`` options by ``dest``, ``extra`` last."""
+    """The pytest command line of a bundled run: ``suite`` options by ``dest``, ``extra`` last.
+
+    Raises :class:`InputError` naming an option of ``extra`` (or ``PYTEST_ADDOPTS``) that the
+    run cannot take.
+    """
+    added = shlex.split(os.environ.get("PYTEST_ADDOPTS", ""))
+    refusal = _refused([*added, *extra])
+    if refusal is not None:
+        raise InputError(refusal)
     impl = str(suite[IMPL.dest])
-    cache = _cache_dir(impl)
+    uncached = "no:cacheprovider" in _plugins([*added, *extra])
+    cache = None if uncached else _cache_dir(impl)
+    extra, selects = _passed_ids(extra)
     arguments = [
-        str(SCENARIOS),
+        *([] if selects else [str(SCENARIOS)]),
         "-c",
         str(_INI),
         "--rootdir",
         str(_PACKAGE),
         "--noconftest",
+        *_NEEDED_PLUGINS,
         *(["-p", "no:cacheprovider"] if cache is None else ["-o", f"cache_dir={cache}"]),
     ]
     for option in OPTIONS:

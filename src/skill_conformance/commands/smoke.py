@@ -22,12 +22,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
+from skill_conformance.escape.terminal import printable
 from skill_conformance.options import seconds_argument
 from skill_conformance.port import Ability as A
 from skill_conformance.port import AgentPath, Implementation, Scope, Unsupported
 from skill_conformance.runtime.abilities import operation_needs
 from skill_conformance.runtime.blocking import BlockingSkillSystem, ImplementationCrash, blocking
 from skill_conformance.runtime.loading import AdapterLoadError, load_implementation
+from skill_conformance.runtime.options import OPTIONS
 from skill_conformance.runtime.production import production_warnings
 from skill_conformance.runtime.servers import ServerLog
 from skill_conformance.runtime.world import World
@@ -265,15 +267,18 @@ def _close(system: BlockingSkillSystem, world: World) -> str:
 
 def report(implementation: Implementation, checks: list[Check], out: TextIO) -> int:
     """Print the checks, one line each, and a total; return the exit status."""
-    out.write(f"smoke: {implementation.name} {implementation.version}\n")
+    out.write(printable(f"smoke: {implementation.name} {implementation.version}") + "\n")
     for check in checks:
-        out.write(f"  {check.status:<11} {check.operation:<32} {check.detail}\n")
+        out.write(f"  {check.status:<11} {check.operation:<32} {printable(check.detail)}\n")
     counts = {status: sum(c.status == status for c in checks) for status in _STATUSES}
     out.write(", ".join(f"{n} {status}" for status, n in counts.items()) + "\n")
     return 1 if counts["error"] else 0
 
 
 _STATUSES = ("ok", "unsupported", "error")
+
+_RUN_TIMEOUT = next(o.default or "" for o in OPTIONS if o.name == "scenario-timeout")
+"""The timeout `run` gives each call by default: smoke's too (a first start() may import an SDK)."""
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -282,7 +287,7 @@ def _run(args: argparse.Namespace) -> int:
     try:
         implementation = load_implementation(args.impl)
     except AdapterLoadError as error:
-        print(f"skill-conformance smoke: {error}", file=sys.stderr)
+        print(f"skill-conformance smoke: {printable(str(error))}", file=sys.stderr)
         return 2
     try:
         checks = smoke(implementation, mcp=bool(args.mcp), timeout=float(args.timeout))
@@ -313,10 +318,12 @@ def add_smoke(commands: argparse._SubParsersAction[Any]) -> None:
         "--mcp", action="store_true", help="give the skill a real stdio MCP server too"
     )
     parser.add_argument(
+        "--scenario-timeout",
         "--timeout",
+        dest="timeout",
         type=seconds_argument,
-        default=10.0,
+        default=float(_RUN_TIMEOUT),
         metavar="S",
-        help="seconds each operation may take (default 10)",
+        help=f"seconds each operation may take, as in `run` (default {_RUN_TIMEOUT})",
     )
     parser.set_defaults(command=_run)

@@ -5,7 +5,9 @@ Four questions, each answered from the files themselves:
 1. Has every requirement of the specs at least one scenario?
 2. Has every normative clause (each ``[id]`` the specs mark, see
    :mod:`skill_conformance.gherkin.clauses`) a scenario tagged ``@clause:<id>`` that checks it, or a
-   stated reason why none can? And is every sentence holding SHALL or MUST inside a clause?
+   stated reason why none can? And is every sentence holding SHALL or MUST inside a clause? Is a
+   clause checked over its domain (by a property scenario, ``@property:<name>``) or at points only;
+   and has every clause whose spec states a domain a property, or a reason it has none?
 3. Has every step of every scenario in ``features/`` a step definition? pytest-bdd answers this
    itself: ``pytest --generate-missing --feature features`` collects the suite and lists each step
    no definition matches and each scenario no test binds (exit status 100).
@@ -29,7 +31,9 @@ from skill_conformance.bundled import features_dir, specs_dir
 from skill_conformance.catalogue import Catalogue, ClauseEntry, Entry, load_catalogue, specs_of
 from skill_conformance.commands._status import FAILED, FOUND, OK
 from skill_conformance.commands._status import error as _error
+from skill_conformance.escape.terminal import printable
 from skill_conformance.gherkin import UsageError
+from skill_conformance.gherkin.clauses import PROPERTY_TAG
 from skill_conformance.gherkin.model import Delta
 
 __all__ = [
@@ -76,13 +80,34 @@ class ClauseCheck:
         """Clauses no scenario checks and that give no reason why none can."""
         return tuple(c for c in self.clauses if not c.checked and not c.clause.untestable)
 
+    @property
+    def points_without_reason(self) -> tuple[ClauseEntry, ...]:
+        """Clauses stating a domain that only point scenarios check, with no reason given."""
+        return tuple(
+            c
+            for c in self.clauses
+            if c.clause.domain is not None and not over_domain(c) and not c.clause.points_only
+        )
+
     def lines(self) -> list[str]:
         """Per clause, the scenarios that check it (or why none does), then what is wrong."""
         untestable = [c for c in self.clauses if not c.checked and c.clause.untestable]
         checked = len(self.clauses) - len(untestable) - len(self.unchecked)
+        domains = [c for c in self.clauses if c.clause.domain is not None]
+        properties = {
+            tag
+            for c in self.clauses
+            for e in c.checked_by
+            for tag in e.scenario.tags
+            if tag.startswith(PROPERTY_TAG)
+        }
         out = [
             f"clauses: {len(self.clauses)}: {checked} checked, {len(untestable)} untestable "
-            f"(with a reason), {len(self.unchecked)} unchecked"
+            f"(with a reason), {len(self.unchecked)} unchecked",
+            f"domains: {len(domains)} clauses state one; {sum(map(over_domain, self.clauses))} "
+            f"checked over it by {len(properties)} properties, "
+            f"{sum(1 for c in domains if c.clause.points_only)} at points (with a reason), "
+            f"{len(self.points_without_reason)} at points without a reason",
         ]
         capability = ""
         for entry in self.clauses:
@@ -92,16 +117,38 @@ class ClauseCheck:
             clause = entry.clause
             if entry.checked:
                 count = len(entry.checked_by)
-                out.append(f"    [{clause.id}] {count} scenario{'s' if count > 1 else ''}")
+                how = _how(entry)
+                out.append(f"    [{clause.id}] {how}: {count} scenario{'s' if count > 1 else ''}")
                 out += [f"        {e.name}" for e in entry.checked_by]
             elif clause.untestable:
                 out.append(f"    [{clause.id}] untestable: {clause.untestable}")
             else:
                 out.append(f"    [{clause.id}] UNCHECKED: {_excerpt(clause.text)}")
+        if self.points_without_reason:
+            out.append(
+                "clauses stating a domain that only point scenarios check (give the domain a "
+                "property, `by <name>`, or a reason, `<!-- points-only: <id>: <reason> -->`): "
+                f"{len(self.points_without_reason)}"
+            )
+            out += [f"  [{c.clause.id}] {c.capability}" for c in self.points_without_reason]
         if self.unmarked:
             out.append(f"normative text in no clause: {len(self.unmarked)}")
             out += [f"  {line}" for line in self.unmarked]
         return out
+
+
+def over_domain(entry: ClauseEntry) -> bool:
+    """Whether a property scenario (``@property:<name>``) checks the clause over its domain."""
+    return any(tag.startswith(PROPERTY_TAG) for e in entry.checked_by for tag in e.scenario.tags)
+
+
+def _how(entry: ClauseEntry) -> str:
+    """``domain`` when a property checks the clause; ``points`` otherwise, with why if given."""
+    if over_domain(entry):
+        return "domain"
+    if entry.clause.points_only:
+        return f"points (its domain: {entry.clause.points_only})"
+    return "points"
 
 
 def check_clauses(catalogue: Catalogue) -> ClauseCheck:
@@ -140,10 +187,9 @@ def check_steps(root: Path, tests: str, features: str, timeout: float = 300.0) -
         sys.executable,
         "-m",
         "pytest",
-        tests,
+        str((root / tests).resolve()),  # a path, never an option, whatever its first character
         "--generate-missing",
-        "--feature",
-        features,
+        f"--feature={(root / features).resolve()}",
         "-p",
         "no:cacheprovider",
         "--color=no",
@@ -264,13 +310,13 @@ def _trace(args: argparse.Namespace) -> int:
     if theirs is not None:
         lines.append(f"against {args.against}:")
         lines += coverage_lines(coverage_against(ours, theirs), verbose=args.verbose)
-    print("\n".join(lines))
+    print("\n".join(map(printable, lines)))
     if theirs is not None and theirs.unreadable:  # its coverage above is incomplete
         for problem in theirs.unreadable:
             _error(f"--against: {problem} (left out of the coverage above)")
         return FAILED
     unchecked = clauses.unchecked and not args.allow_unchecked
-    failed = problems or missing or unchecked or clauses.unmarked
+    failed = problems or missing or unchecked or clauses.unmarked or clauses.points_without_reason
     return FOUND if failed or (steps is not None and not steps.ok) else OK
 
 

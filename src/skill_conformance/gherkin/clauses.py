@@ -11,6 +11,14 @@ scenarios name the clauses they check with ``@clause:<id>`` tags.
 
 A clause no scenario can check says why on a comment line of its requirement's text:
 ``<!-- untestable: <id>: <reason> -->``.
+
+A clause that speaks of a domain (a name of 1 to 64 characters, every form of a field) says so on a
+comment line of its requirement:
+``<!-- domain: <id>[, <id>...] by <property> [@needs:x ...]: <domain> -->``,
+where ``<domain>`` says what the clause ranges over and its edges, and ``<property>`` names the
+property (in ``skill_conformance.steps.properties``) that checks it over generated inputs; the
+generator adds a property scenario for it. A domain given without ``by <property>`` is checked at
+points only, and says why: ``<!-- points-only: <id>: <reason> -->``.
 """
 
 from __future__ import annotations
@@ -23,10 +31,14 @@ from skill_conformance.gherkin.errors import Diagnostic
 
 __all__ = [
     "CLAUSE_TAG",
+    "PROPERTY_TAG",
     "Clause",
     "ClauseReading",
+    "Domain",
     "clause_references",
+    "domain_comment",
     "is_normative",
+    "points_only_comment",
     "read_clauses",
     "untestable_comment",
 ]
@@ -41,7 +53,37 @@ _NORMATIVE = re.compile(r"\b(?:SHALL|MUST)\b")
 _UNTESTABLE = re.compile(
     r"^\s*<!--\s*untestable\s*:\s*(?P<id>[^\s:]+)\s*:\s*(?P<reason>.*?)\s*-->\s*$", re.IGNORECASE
 )
+_DOMAIN = re.compile(
+    r"^\s*<!--\s*domain\s*:\s*(?P<ids>[^\s:,]+(?:\s*,\s*[^\s:,]+)*)(?:\s+by\s+(?P<property>[a-z][a-z0-9-]*))?"
+    r"(?P<tags>(?:\s+@[^\s:@#]+:[^\s@#]+)*)\s*:\s*(?P<text>.*?)\s*-->\s*$",
+    re.IGNORECASE,
+)
+_POINTS_ONLY = re.compile(
+    r"^\s*<!--\s*points-only\s*:\s*(?P<id>[^\s:]+)\s*:\s*(?P<reason>.*?)\s*-->\s*$",
+    re.IGNORECASE,
+)
 _ENDS = ".!?"
+
+PROPERTY_TAG = "@property:"
+"""The prefix of the tag of a property scenario, naming the property it runs."""
+
+
+@dataclass(frozen=True)
+class Domain:
+    """What a clause ranges over, as its requirement's ``<!-- domain: ... -->`` line says.
+
+    Attributes:
+        text: What the clause ranges over, and its edges, in words.
+        property: The property that checks it over generated inputs; empty when none does.
+        tags: Further tags of the property scenario (``@needs:<ability>``).
+        line: The line of the comment in the spec.
+
+    """
+
+    text: str
+    property: str = ""
+    tags: tuple[str, ...] = ()
+    line: int = 0
 
 
 @dataclass(frozen=True)
@@ -53,6 +95,8 @@ class Clause:
         text: The clause's text, its marker left out, on one line.
         line: The line of its marker in the spec.
         untestable: Why no scenario can check it; empty when one must.
+        domain: What it ranges over, when its spec says so.
+        points_only: Why its domain is checked at points only (no property); empty otherwise.
 
     """
 
@@ -60,6 +104,8 @@ class Clause:
     text: str
     line: int
     untestable: str = ""
+    domain: Domain | None = None
+    points_only: str = ""
 
 
 @dataclass(frozen=True)
@@ -86,6 +132,30 @@ def is_normative(text: str) -> bool:
 def untestable_comment(text: str) -> tuple[str, str] | None:
     """``(id, reason)`` if ``text`` is an ``<!-- untestable: id: reason -->`` line."""
     match = _UNTESTABLE.match(text)
+    return None if match is None else (match.group("id"), match.group("reason"))
+
+
+def domain_comment(text: str, line: int) -> tuple[tuple[str, ...], Domain] | None:
+    """``(ids, domain)`` if ``text`` is a domain line.
+
+    ``<!-- domain: id[, id...] [by property] [tags]: text -->``: one domain, and one property, may
+    serve several clauses of a requirement.
+    """
+    match = _DOMAIN.match(text)
+    if match is None:
+        return None
+    ids = tuple(part.strip() for part in match.group("ids").split(","))
+    return ids, Domain(
+        text=match.group("text"),
+        property=(match.group("property") or "").lower(),
+        tags=tuple(match.group("tags").split()),
+        line=line,
+    )
+
+
+def points_only_comment(text: str) -> tuple[str, str] | None:
+    """``(id, reason)`` if ``text`` is a ``<!-- points-only: id: reason -->`` line."""
+    match = _POINTS_ONLY.match(text)
     return None if match is None else (match.group("id"), match.group("reason"))
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from skill_conformance.errors import InputError
+from skill_conformance.escape.terminal import printable as printable  # the one for terminals
 
 
 @dataclass(frozen=True)
@@ -49,12 +50,3 @@ class UsageError(GeneratorError):
 
 def _one_line(message: str) -> str:
     return " ".join(message.split())
-
-
-def printable(text: str) -> str:
-    r"""``text`` with each character that is not printable escaped, as ``\n``.
-
-    A file name can hold a line break, which would split a one-line message in two, or a
-    feature file's comment.
-    """
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import errno
-import os
-import stat
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from skill_conformance.bounded import MAX_SPEC_BYTES, read_regular, walk
 from skill_conformance.gherkin.clauses import clause_references
 from skill_conformance.gherkin.errors import Diagnostic, SpecError, UsageError, printable
 from skill_conformance.gherkin.model import Capability
@@ -98,7 +97,7 @@ def discover(specs_dir: Path, relative_to: Path) -> list[SpecFile]:
     if not specs_dir.is_dir():
         raise UsageError(f"--specs: not a directory: {specs_dir}")
     found: dict[str, SpecFile] = {}
-    for root, dirs, files in os.walk(specs_dir, onerror=_unlistable):
+    for root, dirs, files in _folders(specs_dir):
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != SPEC_FILE)
         if SPEC_FILE not in files and not (Path(root) / SPEC_FILE).is_dir():
             continue  # a folder named spec.md is found, and refused when it is read
@@ -120,23 +119,24 @@ def discover(specs_dir: Path, relative_to: Path) -> list[SpecFile]:
     return [found[name] for name in sorted(found)]
 
 
-def _unlistable(error: OSError) -> None:
-    raise UsageError(f"--specs: cannot list {error.filename}: {error.strerror or error}")
+def _folders(specs_dir: Path) -> Iterator[tuple[str, list[str], list[str]]]:
+    """The folders of ``specs_dir`` as ``os.walk`` gives them, within :mod:`bounded`'s limits."""
+    try:
+        for folder, dirs, files in walk(specs_dir):
+            yield str(folder), dirs, files
+    except OSError as error:
+        where = printable(str(error.filename or specs_dir))
+        raise UsageError(f"--specs: cannot list {where}: {error.strerror or error}") from None
 
 
 def read_spec(path: Path) -> bytes:
     """The bytes of the regular file ``path``; refuse anything else without blocking on it.
 
-    It is opened without blocking (a FIFO would block a plain open) and checked on the open
-    descriptor, so what is read is what was checked.
+    Raises:
+        OSError: ``path`` is not a regular file of at most :data:`MAX_SPEC_BYTES` bytes.
+
     """
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
-    with os.fdopen(fd, "rb") as handle:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            kind = "a directory" if stat.S_ISDIR(mode) else "not a regular file"
-            raise OSError(errno.EINVAL, f"is {kind}")
-        return handle.read()
+    return read_regular(path, MAX_SPEC_BYTES)
 
 
 def generate(specs: list[SpecFile], *, lenient: bool = False) -> Generated:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 
 from skill_conformance.gherkin._body import parse_scenario_body, tidy_text
@@ -16,10 +16,19 @@ from skill_conformance.gherkin._markdown import (
     scenario_title,
     step_bullet,
 )
-from skill_conformance.gherkin.clauses import Clause, read_clauses, untestable_comment
+from skill_conformance.gherkin.clauses import (
+    CLAUSE_TAG,
+    PROPERTY_TAG,
+    Clause,
+    Domain,
+    domain_comment,
+    points_only_comment,
+    read_clauses,
+    untestable_comment,
+)
 from skill_conformance.gherkin.errors import Diagnostic, SpecError
 from skill_conformance.gherkin.ids import slugify
-from skill_conformance.gherkin.model import Capability, Delta, Note, Requirement, Scenario
+from skill_conformance.gherkin.model import Capability, Delta, Note, Requirement, Scenario, Step
 
 _DELTA_HEADER = re.compile(r"^(?P<op>\w+)\s+Requirements$", re.IGNORECASE)
 _UNKNOWN_DELTA = re.compile(r"^[A-Z]+\s+Requirements$")
@@ -79,6 +88,8 @@ class _RequirementBlock:
     tags: list[str] = field(default_factory=list)
     clauses: tuple[Clause, ...] = ()
     unmarked: tuple[tuple[int, str], ...] = ()
+    domain_scenarios: list[Scenario] = field(default_factory=list)
+    """The property scenarios of the clauses that state a domain, put after the written ones."""
 
 
 @dataclass
@@ -382,6 +393,11 @@ class _Parser:
         self.requirement = None
 
     def finish_scenario(self, block: _ScenarioBlock, req: _RequirementBlock) -> Scenario:
+        for line in block.body:
+            if line.kind is Kind.COMMENT and domain_comment(line.text, line.no) is not None:
+                raise self.fail(
+                    line.no, "domain line inside a scenario; put it in its requirement's text"
+                )
         body = parse_scenario_body(block.body, self.path, self.tolerate)
         slug = slugify(block.title)
         if not slug:
@@ -436,12 +452,18 @@ class _Parser:
         text: list[str] = []
         prose: list[tuple[int, str] | None] = []
         untestable: dict[str, tuple[int, str]] = {}
+        domains: dict[str, Domain] = {}
+        points_only: dict[str, tuple[int, str]] = {}
         for line in block.body:
             if line.kind is Kind.TAGS:
                 block.tags.extend(line.tags)
             elif line.kind is Kind.COMMENT:
                 if (found := untestable_comment(line.text)) is not None:
                     untestable[found[0]] = (line.no, found[1])
+                elif (domain := domain_comment(line.text, line.no)) is not None:
+                    domains.update(dict.fromkeys(domain[0], domain[1]))
+                elif (points := points_only_comment(line.text)) is not None:
+                    points_only[points[0]] = (line.no, points[1])
             else:
                 if block.delta is not Delta.REMOVED and (s := step_bullet(line)) and s.bold:
                     self.tolerate(line.no, "step bullet outside a scenario", "kept as text")
@@ -449,6 +471,75 @@ class _Parser:
                 prose.append((line.no, line.text) if line.kind is Kind.TEXT else None)
         block.description = tidy_text(text)
         self.read_clauses(block, prose, untestable)
+        self.attach_domains(block, domains, points_only)
+
+    def attach_domains(
+        self,
+        block: _RequirementBlock,
+        domains: dict[str, Domain],
+        points_only: dict[str, tuple[int, str]],
+    ) -> None:
+        """Give each clause the domain its requirement states, and its property scenario."""
+        clauses = []
+        served: dict[int, list[str]] = {}
+        for clause in block.clauses:
+            domain = domains.pop(clause.id, None)
+            no, reason = points_only.pop(clause.id, (0, ""))
+            if no and not reason:
+                raise self.fail(no, f"points-only clause [{clause.id}] gives no reason")
+            if no and (domain is None or domain.property):
+                raise self.fail(no, f"points-only: [{clause.id}] has no domain without a property")
+            clauses.append(replace(clause, domain=domain, points_only=reason))
+            if domain is not None and domain.property:
+                served.setdefault(domain.line, []).append(clause.id)
+        for ids in served.values():
+            domain = next(c.domain for c in clauses if c.id == ids[0])
+            assert domain is not None
+            self.add_property_scenario(block, ids, domain)
+        for name, domain in domains.items():
+            raise self.fail(domain.line, f"domain: [{name}] is no clause of this requirement")
+        for name, (no, _) in points_only.items():
+            raise self.fail(no, f"points-only: [{name}] is no clause of this requirement")
+        block.clauses = tuple(clauses)
+
+    def add_property_scenario(
+        self, block: _RequirementBlock, ids: list[str], domain: Domain
+    ) -> None:
+        """The scenario checking the clauses ``ids`` over ``domain`` by its property."""
+        title = f"[{ids[0]}] holds over its domain"
+        slug = slugify(title)
+        if slug in block.scenario_lines:
+            raise self.fail(
+                domain.line,
+                f'property scenario "{title}" has the id of line {block.scenario_lines[slug]}',
+            )
+        block.scenario_lines[slug] = domain.line
+        block.domain_scenarios.append(
+            Scenario(
+                title=title,
+                slug=slug,
+                line=domain.line,
+                steps=(
+                    Step("Given", f"the domain of `{ids[0]}`", domain.line),
+                    Step(
+                        "When",
+                        f"the property `{domain.property}` is checked over generated examples",
+                        domain.line,
+                    ),
+                    Step("Then", "it holds for every example", domain.line),
+                ),
+                tags=tuple(
+                    dict.fromkeys(
+                        (
+                            *(f"{CLAUSE_TAG}{name}" for name in ids),
+                            f"{PROPERTY_TAG}{domain.property}",
+                            *domain.tags,
+                        )
+                    )
+                ),
+                description=(f"Domain: {domain.text}",),
+            )
+        )
 
     def read_clauses(
         self,
@@ -520,7 +611,7 @@ def _requirement(block: _RequirementBlock) -> Requirement:
         delta=block.delta,
         description=block.description,
         tags=tuple(dict.fromkeys(block.tags)),
-        children=tuple(block.children),
+        children=(*block.children, *block.domain_scenarios),
         renamed_from=block.renamed_from,
         clauses=block.clauses,
         unmarked=block.unmarked,

@@ -20,6 +20,7 @@ import concurrent.futures
 import contextlib
 import threading
 import time
+from collections import deque
 from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from typing import Any, TypeVar
 
@@ -66,6 +67,17 @@ _LOOK_EVERY = 0.1
 
 _GRACE = 5.0
 """Seconds the caller waits past the in-loop timeout before declaring the loop itself stuck."""
+
+_SLOWED = 4.0
+"""How many timeouts a call still making progress may last, at most, on a loaded machine."""
+
+_WORKING = 0.01
+"""The share of one CPU a call must have used over the last :data:`_WINDOW` to make progress: a
+call blocked on a read or awaiting forever uses none, one starved on a machine with ten times more
+work than cores still gets ten times this."""
+
+_WINDOW = 5.0
+"""Seconds over which a call's progress is judged (a starved process gets the CPU in bursts)."""
 
 
 class ImplementationCrash(ImplementationError):
@@ -191,11 +203,9 @@ class _Actor:
         With ``tripwire``, a call it sees stuck raises :class:`_Tripped` at once, its deadline
         expired (the loop cancels it once the implementation gives the loop back).
         """
-        future = self.submit(awaitable, timeout)
+        future = self.submit(awaitable, timeout * _SLOWED)
         try:
-            if tripwire is None:
-                return future.result(timeout + _GRACE)
-            return self._watch(future, timeout + _GRACE, tripwire)
+            return self._watch(future, timeout, tripwire)
         except (_Raised, _Timeout, _Tripped, concurrent.futures.TimeoutError):
             raise
         except BaseException:
@@ -205,19 +215,50 @@ class _Actor:
             self.interrupt()
             raise
 
-    def _watch(self, future: concurrent.futures.Future[T], bound: float, tripwire: Tripwire) -> T:
+    def _watch(
+        self, future: concurrent.futures.Future[T], timeout: float, tripwire: Tripwire | None
+    ) -> T:
+        """Wait for ``future``: a call past ``timeout`` is given up unless it is making progress.
+
+        The bound judges progress, not wall time alone: past ``timeout`` a call that this process
+        still spends CPU time on (a parse slowed by a loaded machine) may go on, until it has used
+        ``timeout`` seconds of CPU time or lasted :data:`_SLOWED` timeouts; a call that waits
+        (a blocked read, an await that never ends) is given up at ``timeout``, as before. Given
+        up, its in-loop deadline expires; a loop that does not take it back within
+        :data:`_GRACE` seconds is declared stuck.
+        """
         started = time.monotonic()
+        cpu_started = time.process_time()
+        samples: deque[tuple[float, float]] = deque([(started, cpu_started)])
+        given_up: float | None = None
         while True:
-            elapsed = time.monotonic() - started
             try:
-                return future.result(min(_LOOK_EVERY, max(bound - elapsed, 0.0)))
+                return future.result(_LOOK_EVERY)
             except concurrent.futures.TimeoutError:
-                if time.monotonic() - started >= bound:
-                    raise
-            stuck = tripwire(time.monotonic() - started, self._thread.ident or 0)
-            if stuck is not None:
+                pass
+            now = time.monotonic()
+            elapsed = now - started
+            cpu = time.process_time()
+            samples.append((now, cpu))
+            while len(samples) > 2 and now - samples[1][0] >= _WINDOW:
+                samples.popleft()
+            then, cpu_then = samples[0]
+            working = cpu - cpu_then >= _WORKING * (now - then)
+            if given_up is not None:
+                if now - given_up >= _GRACE:
+                    raise concurrent.futures.TimeoutError
+                continue
+            if elapsed >= timeout and (
+                not working or cpu - cpu_started >= timeout or elapsed >= timeout * _SLOWED
+            ):
+                given_up = now
                 self.interrupt()
-                raise _Tripped(stuck)
+                continue
+            if tripwire is not None:
+                stuck = tripwire(elapsed, self._thread.ident or 0)
+                if stuck is not None:
+                    self.interrupt()
+                    raise _Tripped(stuck)
 
     def interrupt(self) -> None:
         """Make the deadline of the call in flight, if any, expire now."""

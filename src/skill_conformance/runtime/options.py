@@ -94,8 +94,10 @@ OPTIONS = (
     IMPL,
     SuiteOption(
         "expectations",
-        "expectations file of known failures, applied as strict xfail (default: "
-        "expectations/<implementation>/<version>.toml where one exists)",
+        "expectations file of known failures, applied as strict xfail (default: the one "
+        "bundled with the suite for the implementation's name and version, its "
+        "expectations/<implementation>/<version>.toml, where one exists; not a path of the "
+        "current directory)",
         metavar="FILE",
     ),
     SuiteOption("no-expectations", "apply no expectations file: raw verdicts"),
@@ -115,6 +117,12 @@ OPTIONS = (
         default="4096",
     ),
     TRACEBACK,
+    SuiteOption(
+        "seed",
+        "seed of the property scenarios' generated examples (default 0: the same examples on "
+        "every run; vary it in a nightly run)",
+        metavar="N",
+    ),
     SuiteOption(
         "no-zygote",
         "start each test MCP server from scratch, importing the mcp SDK, instead of forking it "

@@ -23,7 +23,7 @@ import pytest
 from skill_conformance import __version__, _compat
 from skill_conformance.bundled import spec_digest
 from skill_conformance.errors import InputError
-from skill_conformance.options import positive_seconds, whole_mib, writable_file
+from skill_conformance.options import positive_seconds, whole_mib, whole_seed, writable_file
 from skill_conformance.port import Ability, Implementation, Unsupported, cannot_drive
 from skill_conformance.runtime.context import ScenarioContext
 from skill_conformance.runtime.interrupts import raise_on_sigterm
@@ -64,6 +64,8 @@ class RunOptions:
     results: Path | None
     traceback: bool
     zygote: bool
+    seed: int | None = None
+    """The property scenarios' seed (``--skill-conformance-seed``); ``None``: the fixed default."""
 
     @classmethod
     def of(cls, config: pytest.Config) -> RunOptions:
@@ -80,6 +82,9 @@ class RunOptions:
             results=path,
             traceback=bool(_value(config, TRACEBACK)),
             zygote=not _value(config, _OPTION["no-zygote"]),
+            seed=None
+            if (chosen := _value(config, _OPTION["seed"])) is None
+            else whole_seed(_OPTION["seed"].pytest_flag, chosen),
         )
 
 

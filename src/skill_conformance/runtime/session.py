@@ -19,6 +19,7 @@ from skill_conformance import _compat
 from skill_conformance.port import Unsupported
 from skill_conformance.runtime import interrupts
 from skill_conformance.runtime.context import ScenarioContext
+from skill_conformance.runtime.markers import MARKERS, registered_names, unknown_markers
 from skill_conformance.runtime.run import ConformanceRun
 
 pytest_plugins = [
@@ -29,9 +30,12 @@ pytest_plugins = [
     "skill_conformance.steps.skill_tool_registration",
     "skill_conformance.steps.skill_tools",
     "skill_conformance.steps.skill_loading",
+    "skill_conformance.steps.domains",
 ]
 
 _RUN = pytest.StashKey[ConformanceRun]()
+_TAGS: set[str] = set()
+"""Every tag of the features, as pytest-bdd applies them: the markers ``-m`` can name."""
 
 
 def run_of(config: pytest.Config) -> ConformanceRun:
@@ -42,6 +46,15 @@ def run_of(config: pytest.Config) -> ConformanceRun:
 def pytest_configure(config: pytest.Config) -> None:
     """Start the run: its options checked, its implementation loaded, its marker registered."""
     config.addinivalue_line("markers", "spec(key, value): a tag of the generated features")
+    for line in MARKERS:
+        config.addinivalue_line("markers", line)
+    if config.getoption("numprocesses", None) and config.getoption("cucumber_json_path", None):
+        # pytest-bdd keeps a scenario's steps beside its report in the process that ran it: the
+        # controller of pytest-xdist's workers would write an empty list.
+        raise pytest.UsageError(
+            "--cucumberjson cannot be written under pytest-xdist (-n): run without -n, or write "
+            "--junitxml or --skill-conformance-results instead"
+        )
     # Registered, not listed in pytest_plugins: `run` imported it before pytest started, and a
     # listed module already imported is one pytest 8.0 warns it cannot rewrite (an error here).
     config.pluginmanager.register(interrupts, interrupts.__name__)
@@ -64,16 +77,31 @@ def pytest_bdd_apply_tag(tag: str, function: Callable[..., object]) -> bool | No
     key, colon, value = tag.partition(":")
     pytest.mark.spec(key, value)(function) if colon else pytest.mark.spec("tag", tag)(function)
     _compat.named_mark(tag)(function)
+    _TAGS.add(tag)
     return True
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
     """Name the suite, the specs and the implementation under test at the top of the run."""
-    return [run_of(config).header.line()]
+    run = run_of(config)
+    seed = "0 (fixed)" if run.options.seed is None else str(run.options.seed)
+    return [
+        run.header.line(),
+        f"property scenarios: seed {seed} (--skill-conformance-seed N varies it), each example "
+        "on a system of its own, a budget of examples per property",
+    ]
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Know the collected scenarios; apply the expectations file."""
+    """Refuse a ``-m`` naming no marker; know the collected scenarios; apply the expectations."""
+    expression = config.getoption("markexpr", "") or ""
+    known = registered_names(config.getini("markers")) | _TAGS
+    known |= {mark.name for item in items for mark in item.iter_markers()}
+    unknown = unknown_markers(expression, known)
+    if unknown:
+        raise pytest.UsageError(
+            f"-m: '{unknown[0]}' is no marker of the scenarios (`--markers` lists them)"
+        )
     run_of(config).collected(items)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pytest_bdd import given, then, when
 
-from skill_conformance.port import AgentPath
+from skill_conformance.port import AgentPath, skill_tool_names
 from skill_conformance.runtime.context import ScenarioContext
 from skill_conformance.steps._parsing import step
 from skill_conformance.verdicts import expect
@@ -30,9 +30,16 @@ def then_created(conformance: ScenarioContext) -> None:
     conformance.expect_value()
 
 
+def _named(conformance: ScenarioContext, tools: list[str]) -> list[str]:
+    """The implementation's own names of ``tools``; one no tool stands for is left out."""
+    names = skill_tool_names(conformance.implementation, *tools).values()
+    return [name for name in names if name is not None]
+
+
 @then(step("that agent is offered the tools {tools:vs}"))
 def then_agent_offered(conformance: ScenarioContext, tools: list[str]) -> None:
     offered = conformance.agent_tools()
+    tools = _named(conformance, tools)
     missing = [name for name in tools if name not in offered]
     expect(
         not missing,
@@ -45,7 +52,7 @@ def then_agent_offered(conformance: ScenarioContext, tools: list[str]) -> None:
 @then(step("that agent is offered neither `{first:v}` nor `{second:v}`"))
 def then_agent_not_offered(conformance: ScenarioContext, first: str, second: str) -> None:
     offered = conformance.agent_tools()
-    present = [name for name in (first, second) if name in offered]
+    present = [name for name in _named(conformance, [first, second]) if name in offered]
     expect(
         not present,
         f"the agent is offered {present}",

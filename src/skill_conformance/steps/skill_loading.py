@@ -354,14 +354,78 @@ def then_listed_description(conformance: ScenarioContext, name: str, text: str) 
     )
 
 
+@then(step("no listed description is longer than {limit:n} characters"))
+def then_descriptions_bounded(conformance: ScenarioContext, limit: int) -> None:
+    for entry in _listing(conformance):
+        expect(
+            len(entry.description) <= limit,
+            f"the catalogue carries the description of {entry.name!r} whole",
+            expected=f"at most {limit} characters",
+            observed=f"{len(entry.description):,} characters",
+        )
+
+
+@then(step("the skill `{name:v}` is either not listed or listed with the description `{text:v}`"))
+def then_refused_or_whole(conformance: ScenarioContext, name: str, text: str) -> None:
+    for entry in _listing(conformance):
+        if entry.name == name:
+            expect(
+                entry.description == text,
+                f"the listed skill {name!r} has its description changed",
+                expected=f"{text!r}, or the skill refused",
+                observed=_excerpt(entry.description),
+            )
+
+
+@then("no skill is listed twice")
+def then_no_duplicates(conformance: ScenarioContext) -> None:
+    names = [entry.name for entry in _listing(conformance)]
+    twice = sorted({name for name in names if names.count(name) > 1})
+    expect(
+        not twice,
+        f"list_skills lists {twice} more than once",
+        expected="each name once",
+        observed=f"{names}",
+    )
+
+
+@then(step("the listed skill `{name:v}` has the description `{first:v}` or `{second:v}`"))
+def then_listed_description_either(
+    conformance: ScenarioContext, name: str, first: str, second: str
+) -> None:
+    entries = [entry for entry in _listing(conformance) if entry.name == name]
+    expect(
+        len(entries) == 1,
+        f"list_skills has {len(entries)} entries named {name!r}",
+        expected=f"one entry named {name!r}",
+        observed=f"{[entry.name for entry in _listing(conformance)]}",
+    )
+    expect(
+        entries[0].description in (first, second),
+        f"the listed skill {name!r} has the description of neither copy",
+        expected=f"{first!r} or {second!r}",
+        observed=_excerpt(entries[0].description),
+    )
+
+
 def _loaded(conformance: ScenarioContext, name: str) -> str:
-    text = conformance.start().load_skill(name)
+    # Inside the attempt: a refusal of the implementation is the wrong behaviour here (failed),
+    # not a crash of the call (errored).
+    outcome = conformance.attempt(lambda: conformance.start().load_skill(name))
+    expect(
+        outcome.error is None,
+        f"load_skill({name!r}) was refused",
+        expected=f"the text of {name!r}",
+        observed=f"{outcome.error}",
+    )
+    text = outcome.value
     expect(
         isinstance(text, str),
         f"load_skill({name!r}) did not return text",
         expected="a str",
         observed=type(text).__name__,
     )
+    assert isinstance(text, str)
     return text
 
 
@@ -463,6 +527,39 @@ def then_one_problem_line(conformance: ScenarioContext, path: str, line: int, fi
     problem = _problems_naming(conformance, path)
     _expect_field(problem, field)
     _expect_line(problem, path, line)
+
+
+def _declaring(conformance: ScenarioContext, name: str) -> dict[str, str]:
+    """The folders whose ``SKILL.md`` (as the scenario wrote it) declares ``name``: descriptions."""
+    found = {}
+    for path in sorted(conformance.world.skills_dir.glob("*/SKILL.md")):
+        text = path.read_text(errors="replace")
+        if re.search(rf"^name: {re.escape(name)}$", text, re.MULTILINE):
+            described = re.search(r"^description: (.*)$", text, re.MULTILINE)
+            found[path.parent.name] = described.group(1) if described else ""
+    return found
+
+
+@then(
+    step(
+        "exactly one problem names the `SKILL.md` of the copy of `{name:v}` that is not listed,"
+        " the line {line:n} and `{field:v}`"
+    )
+)
+def then_one_problem_other_copy(
+    conformance: ScenarioContext, name: str, line: int, field: str
+) -> None:
+    listed = {entry.name: entry.description for entry in _listing(conformance)}
+    copies = _declaring(conformance, name)
+    unlisted = [folder for folder, description in copies.items() if description != listed.get(name)]
+    assert len(copies) == 2, f"two copies of {name!r} expected: {copies}"
+    expect(
+        len(unlisted) == 1,
+        f"the listed {name!r} is not one of its two copies",
+        expected=f"the description of one of {sorted(copies)}",
+        observed=f"{listed.get(name)!r}",
+    )
+    then_one_problem_line(conformance, f"{unlisted[0]}/SKILL.md", line, field)
 
 
 @then(step("exactly one problem names `{path:v}` and the line {line:n}"))

@@ -8,7 +8,7 @@ from contextlib import contextmanager
 
 from pytest_bdd import given, then, when
 
-from skill_conformance.port import Ability, SkillListing
+from skill_conformance.port import Ability, ErrorKind, SkillListing
 from skill_conformance.runtime.context import ScenarioContext
 from skill_conformance.runtime.descriptors import open_descriptors
 from skill_conformance.runtime.memory import GrowthBound, PeakGrowth
@@ -262,6 +262,67 @@ def when_load_absolute(conformance: ScenarioContext, skill: str, name: str) -> N
 def when_load_long_name(conformance: ScenarioContext, prefix: str, length: int) -> None:
     uri = prefix + "a" * (length - 3) + ".md"
     conformance.attempt(lambda: conformance.start().load_skill(uri))
+
+
+@when(
+    step(
+        "the file `{prefix:v}` followed by a name of {length:n} characters of the skill"
+        " `{skill:v}` is read"
+    )
+)
+def when_file_read_long_name(
+    conformance: ScenarioContext, prefix: str, length: int, skill: str
+) -> None:
+    when_file_read(conformance, prefix + "a" * (length - 3) + ".md", skill)
+
+
+@when(
+    step(
+        "the files {paths:vs} of the skill `{skill:v}` are each read {times:n} times,"
+        " which must finish without blocking"
+    )
+)
+def when_files_read_repeatedly(
+    conformance: ScenarioContext, paths: list[str], skill: str, times: int
+) -> None:
+    system = conformance.start()
+
+    def read(path: str) -> str:
+        return conformance.bounded(lambda: system.read_skill_file(skill, path))
+
+    def each() -> None:
+        for path in paths:
+            conformance.attempt(functools.partial(read, path))
+
+    each()  # what a first call opens for good (a cache, a connection) is not a leak
+    before = open_descriptors()
+    for _ in range(times):
+        each()
+    conformance.descriptors = (before, open_descriptors())
+
+
+@then("the agent's run goes on after the call")
+def then_run_goes_on(conformance: ScenarioContext) -> None:
+    """A refusal is a result (or an error of the tool) the agent continues from, not its end."""
+    error = conformance.last_outcome().error
+    expect(
+        error is None or error.kind != ErrorKind.RUN_ENDED,
+        "the refusal ended the agent's run",
+        expected="a result or a tool error the model can act on",
+        observed=f"{error}",
+    )
+
+
+@then(step("what came back holds at most {size:n} MiB"))
+def then_bounded_text(conformance: ScenarioContext, size: int) -> None:
+    outcome = conformance.last_outcome()
+    length = sum(len(text) for text in outcome.texts())
+    expect(
+        length <= size * 1024 * 1024,
+        "the file was read whole",
+        expected=f"at most {size} MiB back",
+        observed=f"{length:,} characters back",
+    )
 
 
 def _only_in_files(conformance: ScenarioContext, text: str) -> bool:

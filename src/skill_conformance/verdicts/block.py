@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
+from skill_conformance.escape.terminal import printable
 from skill_conformance.verdicts.ledger import ScenarioInfo
 from skill_conformance.verdicts.mismatch import Mismatch
 from skill_conformance.verdicts.verdict import Verdict
@@ -75,9 +76,9 @@ class BlockRepr:
         self.reprcrash = _Crash(message)
 
     def toterminal(self, tw: _Writer) -> None:
-        """Write the block's lines."""
+        """Write the block's lines, control characters shown escaped."""
         for line in self.text.splitlines():
-            tw.line(line)
+            tw.line(printable(line))
 
     def __str__(self) -> str:
         return self.text

@@ -32,10 +32,36 @@ def outcome(result: ScenarioResult) -> Verdict:
     return result.verdict
 
 
+_WORD = re.compile(r"[^\s'\"]+")
+"""A run of characters a path can be made of, as an observation shows one."""
+_PYTEST_TMP = re.compile(r"/pytest-of-[^/\s'\"]+/pytest-\d+(?:/[^/\s'\"]*)?")
+"""pytest's temporary folder and the folder of one test in it."""
+
+
+def _temporary_paths(word: re.Match[str]) -> str:
+    """``word`` with each path into pytest's temporary folders, from its first ``/``, as <tmp>.
+
+    One pass over the word: a regular expression matching the path from any ``/`` (``/[^ ]*?/
+    pytest-of-...``) tries every ``/`` of a word up to its end, quadratic in a long path-like
+    observation.
+    """
+    text = word[0]
+    if "/pytest-of-" not in text:
+        return text
+    parts: list[str] = []
+    position = 0
+    while (start := text.find("/", position)) != -1:
+        found = _PYTEST_TMP.search(text, start + 1)
+        if found is None:
+            break
+        parts += [text[position:start], "<tmp>"]
+        position = found.end()
+    return "".join([*parts, text[position:]])
+
+
 _VOLATILE = (
-    # pytest's temporary folders are numbered per run and per test (a shown text may cut the
-    # folder's name short, before its number), and so the length of a text holding one.
-    (re.compile(r"/[^\s'\"]*?/pytest-of-[^/\s'\"]+/pytest-\d+(?:/[^/\s'\"]*)?"), "<tmp>"),
+    # The length of a text holding a temporary path (pytest's folders are numbered per run and
+    # per test; a shown text may cut the folder's name short, before its number).
     (re.compile(r"\(\d[\d,]* characters(?: in all)?\)"), "(… characters)"),
     (re.compile(r"\b0x[0-9a-f]{6,}\b"), "0x…"),
     (re.compile(r"\b\d+(?:\.\d+)? ([KMG]iB)\b"), r"… \1"),
@@ -52,6 +78,7 @@ def observation(result: ScenarioResult) -> str:
     text = result.observed if result.verdict is Verdict.EXPECTED_FAILURE else result.reason
     if outcome(result) is Verdict.PASSED:
         return ""
+    text = _WORD.sub(_temporary_paths, text)
     for pattern, replacement in _VOLATILE:
         text = pattern.sub(replacement, text)
     return text

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from skill_conformance.atomic import write_atomic
+from skill_conformance.bounded import read_regular
 from skill_conformance.errors import InputError
 
 __all__ = [
@@ -59,6 +60,10 @@ def scenario_key(capability: str, scenario_id: str) -> str:
     return f"{capability}/{scenario_id}"
 
 
+MAX_EXPECTATIONS_BYTES = 16 * 1024 * 1024
+"""The largest expectations file read, in bytes."""
+
+
 def default_path(root: Path, implementation: str, version: str) -> Path:
     """Where the expectations of ``implementation`` at ``version`` live under ``root``."""
     folder = root / "expectations" / _UNSAFE.sub("_", implementation)
@@ -66,9 +71,13 @@ def default_path(root: Path, implementation: str, version: str) -> Path:
 
 
 def load_expectations(path: Path) -> Expectations:
-    """Read and check an expectations file; raise :class:`ExpectationsError` on any defect."""
+    """Read and check an expectations file; raise :class:`ExpectationsError` on any defect.
+
+    The file is read as :mod:`skill_conformance.bounded` reads what it is given: a regular file of
+    at most :data:`MAX_EXPECTATIONS_BYTES`.
+    """
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(read_regular(path, MAX_EXPECTATIONS_BYTES).decode("utf-8"))
     except OSError as error:
         raise ExpectationsError(f"{path}: cannot read: {error.strerror or error}") from error
     except UnicodeDecodeError as error:
@@ -79,6 +88,8 @@ def load_expectations(path: Path) -> Expectations:
         raise ExpectationsError(f"{path}: not valid TOML: {error}") from error
     except RecursionError:
         raise ExpectationsError(f"{path}: not valid TOML: nested too deeply") from None
+    except ValueError as error:  # a number of more digits than int() converts
+        raise ExpectationsError(f"{path}: not valid TOML: {str(error)[:120]}") from None
     implementation = _string(path, data, "implementation")
     version = _string(path, data, "version")
     unknown = sorted(set(data) - {"implementation", "version", _SECTION})

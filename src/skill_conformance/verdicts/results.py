@@ -36,10 +36,12 @@ import json
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from skill_conformance.atomic import write_atomic
+from skill_conformance.bounded import read_regular
 from skill_conformance.errors import InputError
 from skill_conformance.verdicts.verdict import Verdict
 
@@ -50,6 +52,7 @@ __all__ = [
     "ResultsError",
     "ScenarioResult",
     "load_results",
+    "schema",
     "write_results",
 ]
 
@@ -184,18 +187,64 @@ def write_results(path: Path, results: Results) -> None:
     write_atomic(path, text.encode("utf-8"))
 
 
+MAX_RESULTS_BYTES = 256 * 1024 * 1024
+"""The largest results file read, in bytes."""
+_MAX_DIGITS = 32
+"""The most digits of a number read from a results file (the schema bounds every number)."""
+
+
+def _integer(digits: str) -> int:
+    if len(digits.lstrip("-")) > _MAX_DIGITS:
+        raise _NumberError(f"a number of {len(digits):,} digits")
+    return int(digits)
+
+
+class _NumberError(ValueError):
+    """A number in a results file too long to be one the schema admits."""
+
+
+def schema() -> dict[str, Any]:
+    """The JSON Schema of the results format (``results.schema.json``, published in docs/)."""
+    text = resources.files(__package__).joinpath("results.schema.json").read_text("utf-8")
+    document: dict[str, Any] = json.loads(text)
+    return document
+
+
+def _invalid(data: object) -> str | None:
+    """Where ``data`` breaks the schema, and how, on one line; ``None`` when it does not."""
+    import jsonschema  # only a command reading results files needs it
+
+    error = jsonschema.exceptions.best_match(
+        jsonschema.Draft202012Validator(schema()).iter_errors(data)
+    )
+    if error is None:
+        return None
+    what = error.message if len(error.message) <= 200 else f"{error.message[:200]}…"
+    return f"{error.json_path}: {what}"
+
+
 def load_results(path: Path) -> Results:
-    """Read a results file; raise :class:`ResultsError` naming the file and the defect."""
+    """Read a results file; raise :class:`ResultsError` naming the file and the defect.
+
+    The file is read as :mod:`skill_conformance.bounded` reads what it is given (a regular file,
+    at most :data:`MAX_RESULTS_BYTES`) and checked against :func:`schema` before it is used.
+    """
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_regular(path, MAX_RESULTS_BYTES).decode("utf-8"), parse_int=_integer)
     except OSError as error:
         raise ResultsError(f"{path}: cannot read: {error.strerror or error}") from error
     except UnicodeDecodeError as error:
         raise ResultsError(f"{path}: not UTF-8: byte {error.start} cannot be decoded") from None
     except json.JSONDecodeError as error:
         raise ResultsError(f"{path}: not JSON: {error}") from error
+    except _NumberError as error:
+        raise ResultsError(f"{path}: not a {FORMAT} file: {error}") from None
     except RecursionError:
         raise ResultsError(f"{path}: not a {FORMAT} file: nested too deeply") from None
+    if isinstance(data, dict) and data.get("format") == FORMAT:
+        invalid = _invalid(data)
+        if invalid is not None:
+            raise ResultsError(f"{path}: not a {FORMAT} file: {invalid}")
     try:
         return _parse(data)
     except _InconsistentError as error:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
+from skill_conformance.escape.terminal import printable
 from skill_conformance.verdicts.results import ScenarioResult
 from skill_conformance.verdicts.verdict import Verdict
 
@@ -50,7 +51,10 @@ def summary_lines(results: Sequence[ScenarioResult], width: int = 100) -> list[s
         return []
     undriven = sorted({r.reason for r in results if r.verdict is Verdict.CANNOT_DRIVE})
     if undriven:
-        return [f"cannot drive: {reason} ({len(results)} scenarios not run)" for reason in undriven]
+        return [
+            f"cannot drive: {printable(reason)} ({len(results)} scenarios not run)"
+            for reason in undriven
+        ]
     by_requirement: dict[str, dict[str, Counter[Verdict]]] = {}
     for result in results:
         requirements = by_requirement.setdefault(result.capability, {})
@@ -62,7 +66,7 @@ def summary_lines(results: Sequence[ScenarioResult], width: int = 100) -> list[s
         lines += _capability_lines(capability, requirements, compact=bool(bad))
     total: Counter[Verdict] = Counter(result.verdict for result in results)
     lines.append(f"total: {format_counts(total)}")
-    return [_fit(line, width) for line in lines] + _bad_lines(bad)
+    return [_fit(printable(line), width) for line in lines] + _bad_lines(bad)
 
 
 def _capability_lines(
@@ -90,7 +94,9 @@ def _requirements(count: int) -> str:
 def _bad_lines(bad: Iterable[ScenarioResult]) -> list[str]:
     ordered = sorted(bad, key=lambda r: (r.capability, r.requirement_title, r.name))
     lines = [
-        f"{_LABELS[r.verdict]:<7} {r.capability} > {r.name}: {r.reason or '(no reason given)'}"
+        printable(
+            f"{_LABELS[r.verdict]:<7} {r.capability} > {r.name}: {r.reason or '(no reason given)'}"
+        )
         for r in ordered[:_MAX_BAD]
     ]
     if len(ordered) > _MAX_BAD:

@@ -16,6 +16,7 @@ __all__ = [
     "installed_version",
     "one_line",
     "refused",
+    "run_ended",
     "unsupported_uri",
 ]
 
@@ -33,6 +34,15 @@ def one_line(text: str) -> str:
 def refused(text: object) -> SkillSystemError:
     """The implementation refused a call and said why, with no kind the specs name."""
     return SkillSystemError(ErrorKind.UNCLASSIFIED, one_line(str(text)))
+
+
+def run_ended(error: Exception) -> SkillSystemError:
+    """The implementation's refusal raised out of the agent's run, ending it.
+
+    The model got no result to act on: a verdict on that (a refusal must be a result), not a
+    crash of the adapter.
+    """
+    return SkillSystemError(ErrorKind.RUN_ENDED, one_line(f"{type(error).__name__}: {error}"))
 
 
 def unsupported_uri(skill: str) -> None:

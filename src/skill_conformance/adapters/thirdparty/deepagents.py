@@ -30,6 +30,7 @@ from skill_conformance.adapters.thirdparty.common import (
     child_tools,
     installed_version,
     refused,
+    run_ended,
     unsupported_uri,
 )
 from skill_conformance.adapters.thirdparty.listing import (
@@ -221,7 +222,11 @@ class DeepagentsSystem(AsyncSkillSystem):
         return RunRecord(offered=script.offered or (), result=script.result)
 
     async def _read_file(self, path: str) -> str:
-        script = await self._run(ToolScript(_read(path)))
+        """One run whose model calls ``read_file``; a refusal that ends the run is ``run-ended``."""
+        try:
+            script = await self._run(ToolScript(_read(path)))
+        except Exception as error:  # the backend's ValueError on a link out of its root, say
+            raise run_ended(error) from error
         if script.refused:
             raise refused(script.result)
         return str(script.result)

@@ -43,6 +43,7 @@ from skill_conformance.commands.history.record import (
     SuiteRunner,
 )
 from skill_conformance.commands.history.timeline import Timeline, render_findings, render_timeline
+from skill_conformance.escape.terminal import printable
 from skill_conformance.runtime.registry import implementations
 from skill_conformance.verdicts.comparison import compare
 
@@ -149,7 +150,8 @@ def _history(args: argparse.Namespace) -> int:
         commits = first_parent_commits(repo, args.since, args.until, paths)
     except GitError as error:
         return _error(str(error))
-    print(f"history: {len(commits)} commits, {args.since}..{args.until}; cache {cache}")
+    span = printable(f"{args.since}..{args.until}")
+    print(f"history: {len(commits)} commits, {span}; cache {cache}")
     builder: Builder = UvBuilder(repo, cache, suite.resolve(), python, uv=args.uv, groups=groups)
     runner: Runner = SuiteRunner(args.impl, args.timeout)
     recorder = Recorder(cache, builder, runner)
@@ -164,13 +166,13 @@ def _history(args: argparse.Namespace) -> int:
             line, failed = judge_pull_request(recorder, repo, number, args.until, out)
         except GitError as error:
             return _error(str(error))
-        print(line)
+        print(printable(line))
         status = max(status, failed)
     return status
 
 
 def _error(message: str) -> int:
-    print(f"skill-conformance: error: {message}", file=sys.stderr)
+    print(f"skill-conformance: error: {printable(message)}", file=sys.stderr)
     return ERROR
 
 

@@ -74,23 +74,20 @@ class UvBuilder:
     def checkout(self, commit: Commit) -> Path:
         """The commit's checkout (made on first use; objects shared with :attr:`repo`).
 
-        Absolute: the build's steps run in it, and name files in it (a relative ``--cache``
-        would name them twice).
+        A clone is made without a checkout, and its ``HEAD`` is already the repository's tip: the
+        files are checked out whenever the work tree is not the commit's, a fresh clone's
+        included (it has no index yet). Absolute: the build's steps run in it and name files in
+        it (a relative ``--cache`` would name them twice).
         """
         directory = (self.cache / commit.short).absolute()
-        cloned = not (directory / ".git").exists()
-        if cloned:
+        if not (directory / ".git").exists():
             directory.parent.mkdir(parents=True, exist_ok=True)
-            self._step(
-                "clone",
-                ["git", "clone", "-q", "--shared", "--no-checkout", str(self.repo), str(directory)],
-            )
-        # A clone without a checkout is at the repository's HEAD with nothing checked out: that
-        # commit too is checked out.
-        if cloned or git(directory, "rev-parse", "HEAD") != commit.sha:
-            self._step(
-                "checkout", ["git", "-C", str(directory), "checkout", "-q", "--detach", commit.sha]
-            )
+            clone = ["git", "clone", "-q", "--shared", "--no-checkout"]
+            self._step("clone", [*clone, "--", str(self.repo), str(directory)])
+        checked_out = (directory / ".git" / "index").exists()
+        if not checked_out or git(directory, "rev-parse", "HEAD") != commit.sha:
+            checkout = ["git", "-C", str(directory), "checkout", "-q", "--detach"]
+            self._step("checkout", [*checkout, commit.sha, "--"])
         return directory
 
     def build(self, commit: Commit) -> Path:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from skill_conformance.errors import InputError
 
-__all__ = ["Commit", "GitError", "commit", "first_parent_commits", "merge_base"]
+__all__ = ["Commit", "GitError", "commit", "first_parent_commits", "merge_base", "resolve"]
 
 
 class GitError(InputError):
@@ -17,7 +17,11 @@ class GitError(InputError):
 
 
 def git(repo: Path, *args: str) -> str:
-    """The output of ``git -C repo args``, stripped."""
+    """The output of ``git -C repo args``, stripped.
+
+    Every revision and path given here comes after ``--end-of-options`` or ``--``: a value that
+    starts with a dash is never read as an option.
+    """
     done = subprocess.run(
         ["git", "-C", str(repo), *args], capture_output=True, text=True, check=False, timeout=120
     )
@@ -25,6 +29,19 @@ def git(repo: Path, *args: str) -> str:
         error = (done.stderr.strip().splitlines() or ["failed"])[-1]
         raise GitError(f"git {' '.join(args[:3])}: {error}")
     return done.stdout.strip()
+
+
+def resolve(repo: Path, revision: str, what: str = "revision") -> str:
+    """The full hash of the commit ``revision`` names; :class:`GitError` when it names none.
+
+    ``what`` names where the revision came from (``--since``) in the message.
+    """
+    try:
+        return git(
+            repo, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{revision}^{{commit}}"
+        )
+    except GitError:
+        raise GitError(f"{what}: {revision!r} is not a commit of {repo}") from None
 
 
 @dataclass(frozen=True)
@@ -55,9 +72,15 @@ def _parse(lines: str) -> list[Commit]:
     return commits
 
 
-def commit(repo: Path, revision: str, label: str = "") -> Commit:
-    """The commit ``revision`` names (a hash, a branch, ``refs/pull/N/head``)."""
-    found = _parse(git(repo, "log", "-1", _FORMAT, revision, "--"))
+def commit(repo: Path, revision: str, label: str = "", what: str = "revision") -> Commit:
+    """The commit ``revision`` names (a hash, a branch, ``refs/pull/N/head``).
+
+    Raises:
+        GitError: ``revision`` names no commit of ``repo`` (``what`` says where it came from).
+
+    """
+    sha = resolve(repo, revision, what)
+    found = _parse(git(repo, "log", "-1", _FORMAT, "--end-of-options", sha, "--"))
     return Commit(found[0].sha, found[0].date, found[0].subject, label)
 
 
@@ -67,14 +90,15 @@ def first_parent_commits(repo: Path, since: str, until: str, paths: Sequence[str
     ``since`` and ``until`` are there whatever they touch: the history starts from a known state
     and ends at the tip.
     """
-    touching = _parse(
-        git(repo, "log", "--first-parent", "--reverse", _FORMAT, f"{since}..{until}", "--", *paths)
-    )
-    first, last = commit(repo, since), commit(repo, until)
+    first, last = commit(repo, since, what="--since"), commit(repo, until, what="--until")
+    span = f"{first.sha}..{last.sha}"
+    log = ["log", "--first-parent", "--reverse", _FORMAT, "--end-of-options", span, "--"]
+    touching = _parse(git(repo, *log, *paths))
     found = [first, *(c for c in touching if c.sha not in (first.sha, last.sha))]
     return found if last.sha == first.sha else [*found, last]
 
 
 def merge_base(repo: Path, one: str, other: str) -> str:
     """The best common ancestor of ``one`` and ``other``."""
-    return git(repo, "merge-base", one, other)
+    ends = (resolve(repo, one), resolve(repo, other))
+    return git(repo, "merge-base", "--end-of-options", *ends)

@@ -23,6 +23,7 @@ from typing import Protocol
 from skill_conformance.atomic import write_atomic
 from skill_conformance.commands.history.build import BuildError
 from skill_conformance.commands.history.commits import Commit
+from skill_conformance.escape.terminal import printable
 from skill_conformance.verdicts.comparison import cannot_drive_reason
 from skill_conformance.verdicts.results import Results, ResultsError, load_results
 from skill_conformance.verdicts.summary import format_counts
@@ -58,7 +59,7 @@ class SuiteRunner:
         """Run pytest in a fresh process group, its output into ``log``; stop it at the bound."""
         command = [
             str(python),
-            *("-m", "skill_conformance", "run", "--impl", self.impl),
+            *("-m", "skill_conformance", "run", f"--impl={self.impl}"),
             *("--no-expectations", f"--results={results}", "-q", *self.extra),
         ]
         env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
@@ -118,7 +119,7 @@ class Recorder:
         cache: Path,
         builder: Builder,
         runner: Runner,
-        progress: Callable[[str], None] = lambda line: print(line, flush=True),
+        progress: Callable[[str], None] = lambda line: print(printable(line), flush=True),
     ) -> None:
         self.directory = cache.absolute() / "results"  # the runs write there from elsewhere
         self.builder = builder

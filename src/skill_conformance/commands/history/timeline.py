@@ -15,6 +15,7 @@ from importlib import resources
 
 from skill_conformance.commands.history.commits import Commit
 from skill_conformance.commands.history.record import Outcome
+from skill_conformance.escape import markdown
 from skill_conformance.verdicts.comparison import Comparison, compare, observation, outcome
 from skill_conformance.verdicts.results import ScenarioResult
 from skill_conformance.verdicts.verdict import Verdict
@@ -248,7 +249,8 @@ def render_findings(timeline: Timeline) -> str:
     lines = ["# Findings", ""]
     for found in timeline.outcomes:
         if not found.judged:
-            lines.append(f"- `{found.commit.short}` {found.commit.subject}: {found.reason}")
+            subject, reason = markdown.inline(found.commit.subject), markdown.inline(found.reason)
+            lines.append(f"- `{found.commit.short}` {subject}: {reason}")
     for step in timeline.steps():
         comparison = step.comparison
         if not (comparison.regressions or comparison.fixes or comparison.changed):
@@ -257,7 +259,7 @@ def render_findings(timeline: Timeline) -> str:
         verdict = "the gate fails" if comparison.regressions else "the gate passes"
         lines += [
             "",
-            f"## `{head.short}` {head.subject} ({head.date})",
+            f"## `{head.short}` {markdown.inline(head.subject)} ({markdown.inline(head.date)})",
             "",
             f"Against `{step.base.commit.short}`: {verdict}; {len(comparison.regressions)} "
             f"regressed, {len(comparison.fixes)} fixed, {len(comparison.changed)} changed verdict.",
@@ -271,8 +273,7 @@ def render_findings(timeline: Timeline) -> str:
             for change in changes:
                 scenario = change.scenario
                 seen = observation(change.head) if change.head is not None else ""
-                lines.append(
-                    f"- {name}: {scenario.capability} > {scenario.name} "
-                    f"({change.before} → {change.after}){': ' + seen[:300] if seen else ''}"
-                )
+                named = " &gt; ".join(map(markdown.inline, (scenario.capability, scenario.name)))
+                shown = f": {markdown.cell(seen)}" if seen else ""
+                lines.append(f"- {name}: {named} ({change.before} → {change.after}){shown}")
     return "\n".join(lines) + "\n"

@@ -9,13 +9,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from enum import StrEnum
+from urllib.parse import quote
 
-from skill_conformance.commands._markdown import cell, folded, table
 from skill_conformance.commands.report._render import Column, scenario_anchor
+from skill_conformance.escape.markdown import cell, folded, in_html, table
 from skill_conformance.verdicts.results import ScenarioResult
 from skill_conformance.verdicts.verdict import Verdict
 
 __all__ = ["ROW_LIMIT", "Show", "render_markdown"]
+
+_URL_SAFE = ":/?#[]@!$&'*+,;=%~"
+"""What a URL given as ``--report-url`` keeps as it is; the rest (spaces, ``<>()``) is quoted."""
 
 ROW_LIMIT = 200
 """Scenarios listed per table; the rest are counted (a job summary holds at most 1 MiB)."""
@@ -84,10 +88,10 @@ def _run(column: Column, show: Show, report_url: str) -> list[str]:
         lines += ["", f"#### {cell(column.label)}: {len(bad)} breaking the gate", ""]
         lines += _scenarios(bad, report_url)
     if known:
-        title = f"{cell(column.label)}: {len(known)} known failures (expectations file)"
+        title = f"{in_html(column.label)}: {len(known)} known failures (expectations file)"
         lines += ["", *folded(title, _scenarios(known, report_url))]
     if show is Show.ALL:
-        title = f"{cell(column.label)}: every scenario ({len(scenarios)})"
+        title = f"{in_html(column.label)}: every scenario ({len(scenarios)})"
         lines += ["", *folded(title, _scenarios(scenarios, report_url))]
     return lines
 
@@ -97,7 +101,8 @@ def _scenarios(results: Sequence[ScenarioResult], report_url: str) -> list[str]:
     for result in results[:ROW_LIMIT]:
         name = cell(result.name)
         if report_url:
-            name = f"[{name}]({report_url}#{scenario_anchor(result.key)})"
+            anchor = quote(scenario_anchor(result.key), safe="/")
+            name = f"[{name}]({quote(report_url, safe=_URL_SAFE)}#{anchor})"
         why = result.reason
         if result.raw is not None and result.observed:
             why = f"{why} (observed: {result.observed})"

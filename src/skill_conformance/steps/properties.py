@@ -1,0 +1,545 @@
+"""The properties: each clause a spec gives a domain, checked over generated examples.
+
+A spec names one of these by the ``by <property>`` of its ``<!-- domain: ... -->`` line. Each
+draws only inputs its scenario's ``@needs`` tags allow (the context refuses any other use), and
+computes what the clause expects of an example from the clause's own rule, written out here.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import yaml
+from hypothesis import strategies as st
+
+from skill_conformance.runtime.world import DUMPER
+from skill_conformance.steps.property_runner import Examples, Property
+from skill_conformance.verdicts import expect
+
+__all__ = ["PROPERTIES"]
+
+# -- skill names ([loading.name.chars], [loading.name.length]) -----
+
+_NAME_RULE = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+MAX_NAME = 64
+MAX_DESCRIPTION = 1024
+
+
+def valid_name(name: str) -> bool:
+    """The spec's rule: ASCII lowercase letters, digits, single inner hyphens; 1 to 64 long."""
+    return 1 <= len(name) <= MAX_NAME and _NAME_RULE.fullmatch(name) is not None
+
+
+def _skill_file(frontmatter: Mapping[str, Any], body: str = "Body.") -> bytes:
+    header = yaml.dump(dict(frontmatter), Dumper=DUMPER, sort_keys=False, allow_unicode=True)
+    return f"---\n{header}---\n{body}\n".encode()
+
+
+def _check_listed(examples: Examples, skills: Mapping[str, bytes], wanted: set[str]) -> None:
+    """Write ``skills`` (folder: SKILL.md) and list them: exactly ``wanted`` must be listed."""
+    with examples.fresh() as context:
+        for folder, data in skills.items():
+            context.world.skill_file_bytes(folder, data)
+        listed = sorted(entry.name for entry in context.start().list_skills())
+    expect(
+        listed == sorted(wanted),
+        "the skills listed are not those the clause's rule lets load",
+        expected=f"exactly {sorted(wanted)}",
+        observed=f"listed {listed}",
+    )
+
+
+# Lowercase letters, digits and hyphens mostly; now and then a character the rule refuses.
+_NAME_CHARS = st.sampled_from("abcxyz0189-") | st.sampled_from("A_.é Z")
+
+
+def _names(min_size: int, max_size: int) -> st.SearchStrategy[str]:
+    """Names a folder can bear: none empty, none starting with ``.`` (a hidden folder)."""
+    return st.text(_NAME_CHARS, min_size=min_size, max_size=max_size).filter(
+        lambda name: not name.startswith(".") and name.strip() == name and name != ""
+    )
+
+
+def _check_names(examples: Examples, names: Sequence[str]) -> None:
+    """Each name in a folder of its own name: exactly the valid ones load."""
+    skills = {name: _skill_file({"name": name, "description": "Drawn."}) for name in names}
+    _check_listed(examples, skills, {name for name in names if valid_name(name)})
+
+
+def _show_names(names: Sequence[str]) -> str:
+    return "skill folders, each holding a SKILL.md with the name of its folder: " + ", ".join(
+        repr(name) for name in names
+    )
+
+
+SKILL_NAMES: Property[list[str]] = Property(
+    name="skill-names",
+    strategy=st.lists(_names(1, MAX_NAME), min_size=1, max_size=6, unique=True),
+    edges=(
+        ["a", "0", "a-b", "abc-123-x9", "1password", "42", "x-1-y"],
+        ["under_score", "dot.ted", "Upper", "trailing-", "a--b", "-lead", "café", "sp ace"],
+    ),
+    check=_check_names,
+    show=_show_names,
+    budget=4,
+)
+
+
+_LENGTHS = st.lists(st.integers(min_value=1, max_value=MAX_NAME + 16), min_size=1, max_size=4)
+
+
+def _name_of_length(length: int, index: int) -> str:
+    """A valid-looking name of ``length`` characters, distinct for each ``index``."""
+    seed = f"{string.ascii_lowercase[index % 26]}{index}"
+    return (seed + "x" * length)[:length] if length >= len(seed) else "q" * length
+
+
+def _check_name_lengths(examples: Examples, lengths: Sequence[int]) -> None:
+    names = list(dict.fromkeys(_name_of_length(length, i) for i, length in enumerate(lengths)))
+    _check_names(examples, names)
+
+
+def _show_lengths(lengths: Sequence[int]) -> str:
+    names = [_name_of_length(length, i) for i, length in enumerate(lengths)]
+    return _show_names(names) + f" (lengths {list(lengths)})"
+
+
+SKILL_NAME_LENGTHS: Property[list[int]] = Property(
+    name="skill-name-lengths",
+    strategy=_LENGTHS,
+    edges=([1, 2, 63, 64, 65, 66, 80],),
+    check=_check_name_lengths,
+    show=_show_lengths,
+    budget=3,
+)
+
+
+# -- descriptions ([loading.description.length]) -----
+
+_DESCRIPTION_CHARS = st.sampled_from(["a", "Z", " ", "é", "漢", "😀", "-"])
+
+
+@st.composite
+def _descriptions(draw: st.DrawFn) -> str:
+    """A description whose length is drawn near the limit, of characters of any width."""
+    length = draw(st.integers(min_value=1, max_value=MAX_DESCRIPTION + 8))
+    if length < MAX_DESCRIPTION - 40:
+        length = draw(st.sampled_from([length, MAX_DESCRIPTION - 1, MAX_DESCRIPTION]))
+    unit = draw(st.text(_DESCRIPTION_CHARS, min_size=1, max_size=3))
+    text = (unit * (length // len(unit) + 1))[:length]
+    return "d" + text[1:]  # starts with a letter: never white space only
+
+
+def valid_description(description: str) -> bool:
+    """The spec's rule: not only white space, at most 1024 characters (not bytes)."""
+    return description.strip() != "" and len(description) <= MAX_DESCRIPTION
+
+
+def _check_descriptions(examples: Examples, descriptions: Sequence[str]) -> None:
+    skills = {
+        f"skill-{index}": _skill_file({"name": f"skill-{index}", "description": description})
+        for index, description in enumerate(descriptions)
+    }
+    wanted = {
+        f"skill-{i}" for i, description in enumerate(descriptions) if valid_description(description)
+    }
+    _check_listed(examples, skills, wanted)
+
+
+def _show_descriptions(descriptions: Sequence[str]) -> str:
+    def one(index: int, description: str) -> str:
+        head = description[:12]
+        return (
+            f"skill-{index}: a description of {len(description)} characters "
+            f"({len(description.encode())} bytes) beginning {head!r}"
+        )
+
+    return "; ".join(one(i, d) for i, d in enumerate(descriptions))
+
+
+DESCRIPTION_LENGTHS: Property[list[str]] = Property(
+    name="description-lengths",
+    strategy=st.lists(_descriptions(), min_size=1, max_size=4),
+    edges=(
+        [
+            "d" * MAX_DESCRIPTION,
+            "d" * (MAX_DESCRIPTION + 1),
+            "d" + "😀" * (MAX_DESCRIPTION - 1),
+            "d" + "漢" * MAX_DESCRIPTION,
+            "d" + "é" * (MAX_DESCRIPTION - 1),
+            "d" + "😀" * MAX_DESCRIPTION,
+        ],
+    ),
+    check=_check_descriptions,
+    show=_show_descriptions,
+    budget=4,
+)
+
+
+# -- argument substitution ([tools.args.split], [tools.args.all] ...) -----
+
+_PLACEHOLDER = re.compile(r"\$(ARGUMENTS|@|[0-9]+)")
+
+
+def substituted(template: str, arguments: str) -> str:
+    """The text ``template`` becomes by the spec's rule, in one pass.
+
+    ``$N`` (N from 1, read whole) is the N-th argument split on runs of spaces and tabs, or stays
+    when there is none; ``$0`` stays; ``$@`` and ``$ARGUMENTS`` are the whole string as given.
+    """
+    positional = [word for word in re.split(r"[ \t]+", arguments) if word]
+
+    def one(match: re.Match[str]) -> str:
+        key = match.group(1)
+        if key in ("@", "ARGUMENTS"):
+            return arguments
+        index = int(key)
+        if 1 <= index <= len(positional):
+            return positional[index - 1]
+        return match.group(0)
+
+    return _PLACEHOLDER.sub(one, template)
+
+
+_SEPARATORS = st.text(st.sampled_from(" \t"), min_size=1, max_size=3)
+_WORDS = st.sampled_from(["a", "bb", "x9", "$1", "$@", "$2", "é", "-", "$ARGUMENTS", "$"])
+_LITERALS = st.sampled_from([" ", "=", "[", "]", ":", ", ", "0", "7", "q"])
+_TOKENS = st.sampled_from(["$1", "$2", "$3", "$9", "$10", "$11", "$0", "$@", "$ARGUMENTS"])
+
+
+@st.composite
+def _arguments(draw: st.DrawFn) -> str:
+    words = draw(st.lists(_WORDS, min_size=0, max_size=11))
+    text = ""
+    for index, word in enumerate(words):
+        text += (draw(_SEPARATORS) if index else "") + word
+    lead = draw(st.sampled_from(["", " ", "\t", "  "]))
+    trail = draw(st.sampled_from(["", " ", "\t "]))
+    return lead + text + trail
+
+
+@st.composite
+def _templates(draw: st.DrawFn) -> str:
+    parts = draw(st.lists(st.one_of(_TOKENS, _LITERALS), min_size=1, max_size=8))
+    return "T:" + "".join(parts) + ":E"
+
+
+def _check_arguments(examples: Examples, drawn: tuple[str, list[str]]) -> None:
+    template, calls = drawn
+    with examples.fresh() as context:
+        context.world.skill_file_bytes(
+            "args", _skill_file({"name": "args", "description": "Drawn."}, body=template)
+        )
+        system = context.start()
+        for arguments in calls:
+            text = system.load_skill("args", arguments)
+            wanted = substituted(template, arguments)
+            expect(
+                wanted in text,
+                "load_skill did not substitute the arguments as the clauses' rule says",
+                expected=f"the text containing {wanted!r}",
+                observed=f"{text[:400]!r} for the arguments {arguments!r}",
+            )
+
+
+ARGUMENT_SUBSTITUTION: Property[tuple[str, list[str]]] = Property(
+    name="argument-substitution",
+    strategy=st.tuples(_templates(), st.lists(_arguments(), min_size=1, max_size=3)),
+    edges=(
+        ("T:$1 $2 $3 [$@] [$ARGUMENTS]:E", ["a\t\tbb  \t x9", "  a b  ", "\t"]),
+        ("T:$10$1$11 $0 $9$2$@:E", ["a bb x9 $1 $2 é - 7 8 ten eleven", "$2 $1", "$@ $ARGUMENTS"]),
+    ),
+    check=_check_arguments,
+    show=lambda drawn: f"instructions {drawn[0]!r}, load_skill arguments {drawn[1]!r}",
+    budget=4,
+)
+
+
+# -- how a SKILL.md is written ([loading.encoding.line-endings], [loading.encoding.bom]) -----
+
+_ENDINGS = st.sampled_from(["\n", "\r\n", "\r"])
+_WORD = st.sampled_from(["alpha", "Beta", "été", "漢字", "x-1", "42"])
+_SHAPES = ("plain", "single-quoted", "double-quoted", "folded", "literal")
+_MOST_LINES = 9
+"""Lines of a drawn SKILL.md at most: four of frontmatter, two more of a folded description, and
+three of instructions."""
+
+
+@st.composite
+def _written_skill(draw: st.DrawFn) -> dict[str, Any]:
+    """One skill as written: its words, its YAML shape, its byte order mark and line endings.
+
+    Each line's ending is drawn on its own.
+    """
+    description = draw(st.lists(_WORD, min_size=2, max_size=4))
+    body = draw(st.lists(st.lists(_WORD, min_size=1, max_size=3), min_size=1, max_size=3))
+    return {
+        "bom": draw(st.booleans()),
+        "shape": draw(st.sampled_from(_SHAPES)),
+        "description": description,
+        "body": [" ".join(words) for words in body],
+        "endings": draw(st.lists(_ENDINGS, min_size=_MOST_LINES, max_size=_MOST_LINES)),
+        "final": draw(st.booleans()),
+    }
+
+
+def _description_lines(shape: str, words: Sequence[str]) -> tuple[list[str], str]:
+    """The frontmatter lines writing ``words`` as a description in ``shape``, and its value."""
+    text = " ".join(words)
+    if shape == "single-quoted":
+        return [f"description: '{text}'"], text
+    if shape == "double-quoted":
+        return [f'description: "{text}"'], text
+    if shape == "folded":  # two lines folded into one, joined by a space
+        half = len(words) // 2
+        return [
+            "description: >-",
+            f"  {' '.join(words[:half])}",
+            f"  {' '.join(words[half:])}",
+        ], text
+    if shape == "literal":
+        return ["description: |-", f"  {text}"], text
+    return [f"description: {text}"], text
+
+
+def _skill_bytes(name: str, skill: Mapping[str, Any]) -> tuple[bytes, str]:
+    """The SKILL.md of ``skill`` as bytes, and the description it gives."""
+    described, description = _description_lines(skill["shape"], skill["description"])
+    lines = ["---", f"name: {name}", *described, "---", *skill["body"]]
+    endings = list(skill["endings"]) + ["\n"] * len(lines)
+    text = "".join(line + ending for line, ending in zip(lines, endings, strict=False))
+    if not skill["final"]:
+        text = text[: -len(endings[len(lines) - 1])]
+    return ("\ufeff" if skill["bom"] else "").encode() + text.encode(), description
+
+
+def _check_written(examples: Examples, skills: Sequence[Mapping[str, Any]]) -> None:
+    """Each skill lists under its name with its description, and loads with each body line."""
+    wanted: dict[str, str] = {}
+    with examples.fresh() as context:
+        for index, skill in enumerate(skills):
+            name = f"written-{index}"
+            data, wanted[name] = _skill_bytes(name, skill)
+            context.world.skill_file_bytes(name, data)
+        system = context.start()
+        listed = {entry.name: entry.description for entry in system.list_skills()}
+        expect(
+            listed == wanted,
+            "the skills are not listed with the names and descriptions they were written with",
+            expected=f"exactly {wanted}",
+            observed=f"listed {listed}",
+        )
+        for index, skill in enumerate(skills):
+            text = system.load_skill(f"written-{index}")
+            missing = [line for line in skill["body"] if line not in text]
+            expect(
+                not missing,
+                f"what load_skill('written-{index}') returns lacks lines of its instructions",
+                expected=f"the lines {list(skill['body'])}",
+                observed=f"{text[:400]!r}",
+            )
+
+
+def _show_written(skills: Sequence[Mapping[str, Any]]) -> str:
+    return "; ".join(
+        f"written-{index}/SKILL.md = {_skill_bytes(f'written-{index}', skill)[0]!r}"
+        for index, skill in enumerate(skills)
+    )
+
+
+def _uniform(ending: str, *, bom: bool = False, shape: str = "plain") -> dict[str, Any]:
+    return {
+        "bom": bom,
+        "shape": shape,
+        "description": ["alpha", "Beta"],
+        "body": ["First line.", "Second line."],
+        "endings": [ending] * 10,
+        "final": True,
+    }
+
+
+def _mixed(shape: str, *endings: str, bom: bool = False) -> dict[str, Any]:
+    return {**_uniform("\n", bom=bom, shape=shape), "endings": list(endings) * 4, "final": False}
+
+
+WRITTEN_SKILLS: Property[list[dict[str, Any]]] = Property(
+    name="skill-file-forms",
+    strategy=st.lists(_written_skill(), min_size=1, max_size=3),
+    edges=(
+        [
+            _uniform("\r\n", bom=True),
+            _uniform("\r", shape="folded"),
+            _uniform("\n"),
+            _mixed("plain", "\r\n", "\r", "\n"),
+            _mixed("folded", "\r", "\r\n", bom=True),
+            _mixed("literal", "\n", "\r"),
+            _mixed("double-quoted", "\r\n", "\n", bom=True),
+        ],
+    ),
+    check=_check_written,
+    show=_show_written,
+    budget=4,
+)
+
+
+# -- every form of allowed-tools ([loading.fields.allowed-tools-forms]) -----
+
+_JSON_FUNCTIONS = ("loads", "dumps", "load", "dump")
+_SEPARATING = st.sampled_from([" ", ",", ", ", " ,", "  ", ",  ", " , "])
+
+
+@st.composite
+def _restricted_skill(draw: st.DrawFn) -> tuple[list[str], list[str], str | list[str]]:
+    """Tools a skill declares, those it allows, and how its ``allowed-tools`` writes them."""
+    declared = draw(st.lists(st.sampled_from(_JSON_FUNCTIONS), min_size=1, max_size=4, unique=True))
+    allowed = draw(st.lists(st.sampled_from(declared), min_size=1, max_size=4, unique=True))
+    if draw(st.booleans()):
+        return declared, allowed, list(allowed)
+    text = allowed[0]
+    for name in allowed[1:]:
+        text += draw(_SEPARATING) + name
+    return declared, allowed, text
+
+
+def _check_allowed_forms(
+    examples: Examples, skills: Sequence[tuple[list[str], list[str], str | list[str]]]
+) -> None:
+    """Each skill is offered exactly the tools its allowed-tools names, whatever its form."""
+    wanted = sorted(
+        f"restricted-{index}__tool__{name}"
+        for index, (_, allowed, _) in enumerate(skills)
+        for name in allowed
+    )
+    with examples.fresh() as context:
+        for index, (declared, _, written) in enumerate(skills):
+            draft = context.world.skill(f"restricted-{index}")
+            draft.tools = [f"json:{name}" for name in declared]
+            draft.allowed_tools = written
+        offered = sorted(t for t in context.refresh_tools() if "__tool__" in t)
+    expect(
+        offered == wanted,
+        "the tools offered are not those allowed-tools names",
+        expected=f"exactly {wanted}",
+        observed=f"offered {offered}",
+    )
+
+
+def _show_allowed(skills: Sequence[tuple[list[str], list[str], str | list[str]]]) -> str:
+    return "; ".join(
+        f"restricted-{index} declares {[f'json:{n}' for n in declared]}, allowed-tools: {written!r}"
+        for index, (declared, _, written) in enumerate(skills)
+    )
+
+
+ALLOWED_TOOLS_FORMS: Property[list[tuple[list[str], list[str], str | list[str]]]] = Property(
+    name="allowed-tools-forms",
+    strategy=st.lists(_restricted_skill(), min_size=1, max_size=3),
+    edges=(
+        [
+            (["loads", "dumps", "load"], ["loads", "dumps", "load"], "loads, dumps load"),
+            (["loads", "dumps"], ["dumps"], ["dumps"]),
+            (["loads", "dumps", "load", "dump"], ["dump", "loads"], "dump ,  loads"),
+        ],
+    ),
+    check=_check_allowed_forms,
+    show=_show_allowed,
+    budget=4,
+)
+
+
+# -- rebuilds in sequence ([registration.rebuild.exact] ...) -----
+
+_SKILLS = ("first", "second", "third")
+_FUNCTIONS = ("loads", "dumps")
+_TOOLSETS = st.lists(st.sampled_from(_FUNCTIONS), min_size=1, max_size=2, unique=True)
+_STEPS = st.one_of(
+    st.tuples(st.just("write"), st.sampled_from(_SKILLS), _TOOLSETS),
+    st.tuples(st.just("remove"), st.sampled_from(_SKILLS)),
+    st.tuples(st.just("rebuild")),
+)
+
+
+def _offered(state: Mapping[str, Sequence[str]]) -> list[str]:
+    """The spec's rule: exactly the tools the skills on disk declare, each once."""
+    return sorted(f"{skill}__tool__{function}" for skill, fns in state.items() for function in fns)
+
+
+def _check_rebuilds(
+    examples: Examples, drawn: tuple[dict[str, list[str]], list[tuple[Any, ...]]]
+) -> None:
+    """Start on the first skills, then change the skills directory and rebuild, step by step.
+
+    After every rebuild the agent is offered exactly the tools of the skills then on disk.
+    """
+    first, steps = drawn
+    state = {skill: list(fns) for skill, fns in first.items()}
+    with examples.fresh() as context:
+        for skill, fns in state.items():
+            context.world.skill(skill).tools = [f"json:{fn}" for fn in fns]
+        context.start()
+        done: list[str] = ["start"]
+        for step_ in [*steps, ("rebuild",)]:
+            if step_[0] == "write":
+                state[step_[1]] = list(step_[2])
+                context.world.skill(step_[1]).tools = [f"json:{fn}" for fn in step_[2]]
+                done.append(f"write {step_[1]} with {list(step_[2])}")
+                continue
+            if step_[0] == "remove":
+                if step_[1] in state:
+                    del state[step_[1]]
+                    context.world.remove_skill(step_[1])
+                    done.append(f"remove {step_[1]}")
+                continue
+            context.rebuild()
+            done.append("rebuild")
+            offered = sorted(t for t in context.refresh_tools() if "__tool__" in t)
+            expect(
+                offered == _offered(state),
+                "after a rebuild the agent is not offered exactly the tools of the skills on disk",
+                expected=f"exactly {_offered(state)} after {' / '.join(done)}",
+                observed=f"offered {offered}",
+            )
+
+
+def _show_rebuilds(drawn: tuple[dict[str, list[str]], list[tuple[Any, ...]]]) -> str:
+    first, steps = drawn
+    shown = [f"start with {dict(first)}"]
+    shown += [" ".join(str(part) for part in step_) for step_ in steps]
+    return " / ".join([*shown, "rebuild"])
+
+
+REBUILD_SEQUENCES: Property[tuple[dict[str, list[str]], list[tuple[Any, ...]]]] = Property(
+    name="rebuild-sequences",
+    strategy=st.tuples(
+        st.dictionaries(st.sampled_from(_SKILLS), _TOOLSETS, max_size=3),
+        st.lists(_STEPS, min_size=1, max_size=8),
+    ),
+    edges=(
+        ({"first": ["loads"]}, [("write", "first", ["dumps"]), ("rebuild",), ("rebuild",)]),
+        (
+            {"first": ["loads"], "second": ["dumps"]},
+            [("remove", "second"), ("rebuild",), ("write", "second", ["loads", "dumps"])],
+        ),
+    ),
+    check=_check_rebuilds,
+    show=_show_rebuilds,
+    budget=4,
+)
+
+
+PROPERTIES: Mapping[str, Property[Any]] = {
+    prop.name: prop
+    for prop in (
+        SKILL_NAMES,
+        SKILL_NAME_LENGTHS,
+        DESCRIPTION_LENGTHS,
+        ARGUMENT_SUBSTITUTION,
+        WRITTEN_SKILLS,
+        REBUILD_SEQUENCES,
+        ALLOWED_TOOLS_FORMS,
+    )
+}
+"""Every property, by the name a spec's domain line gives it."""

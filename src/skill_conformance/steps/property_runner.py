@@ -1,0 +1,164 @@
+"""Running a property: a clause checked over generated examples, against the implementation.
+
+A :class:`Property` says what one example is (a Hypothesis strategy, and the edges of its domain,
+always tried first), and how one example is checked: in a world of its own, on a system the
+implementation opens, starts and closes for that example alone (:class:`Examples`). The expected
+outcome is computed from the spec's rule by the property itself, never by asking the reference.
+
+A run is bounded: at most :attr:`Property.budget` generated examples beyond the edges, and at most
+:data:`SHRINK_BUDGET` more while a failing example is made smaller. It is deterministic: a fixed
+seed (:data:`DEFAULT_SEED`, or ``--skill-conformance-seed N``), no example database. A failure is
+the smallest failing example found, shown as the observation of the scenario's failure block.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Generic, TypeVar
+
+from hypothesis import HealthCheck, Phase, Verbosity, example, given, seed, settings
+from hypothesis import strategies as st
+
+from skill_conformance.port import Ability, Implementation, Unsupported
+from skill_conformance.runtime.context import ScenarioContext
+from skill_conformance.runtime.world import World
+from skill_conformance.verdicts import Mismatch
+
+__all__ = ["DEFAULT_SEED", "SHRINK_BUDGET", "Examples", "Property", "check_property"]
+
+T = TypeVar("T")
+
+DEFAULT_SEED = 0
+"""The seed of every run that names none: the same examples, run after run."""
+SHRINK_BUDGET = 40
+"""Examples tried, at most, to make a failing example smaller; the smallest failing one found by
+then is the one reported."""
+
+
+@dataclass(frozen=True)
+class Property(Generic[T]):
+    """A clause's rule over its domain.
+
+    Attributes:
+        name: The name a spec's ``<!-- domain: <id> by <name> ... -->`` line gives.
+        strategy: What one example is.
+        edges: Examples always tried first, in order: the domain's edges.
+        check: Checks one example in a fresh world: raises :class:`Mismatch` when the rule fails.
+        show: The example as the failure block shows it.
+        budget: Generated examples at most, beyond the edges.
+
+    """
+
+    name: str
+    strategy: st.SearchStrategy[T]
+    edges: Sequence[T]
+    check: Callable[[Examples, T], None]
+    show: Callable[[T], str] = repr
+    budget: int = 10
+
+
+@dataclass
+class Examples:
+    """Makes each example's world and system: nothing carries over from one example to the next."""
+
+    implementation: Implementation
+    root: Path
+    timeout: float
+    zygote: str | None
+    needs: frozenset[Ability] | None
+    count: int = 0
+    contexts: list[ScenarioContext] = field(default_factory=list)
+
+    @contextlib.contextmanager
+    def fresh(self) -> Iterator[ScenarioContext]:
+        """A scenario context on a world of its own, closed (its servers checked) at the end."""
+        self.count += 1
+        world = World(self.root / f"example-{self.count}", zygote=self.zygote)
+        context = ScenarioContext(
+            implementation=self.implementation, world=world, timeout=self.timeout, needs=self.needs
+        )
+        failed = True
+        try:
+            yield context
+            failed = False
+        finally:
+            leftovers = context.close()
+            if leftovers and not failed:
+                raise Mismatch(
+                    "the implementation left MCP server processes running after close",
+                    expected="no process of the example running once it is closed",
+                    observed=f"pids {leftovers} (killed)",
+                )
+
+
+@dataclass
+class _Outcomes:
+    """What each example gave, so that Hypothesis's final replay costs no second system."""
+
+    known: dict[str, BaseException | None] = field(default_factory=dict)
+    unsupported: Unsupported | None = None
+    calls: int = 0
+
+
+def check_property(prop: Property[Any], examples: Examples, chosen_seed: int) -> int:
+    """Check ``prop`` over its edges and generated examples; how many examples were run.
+
+    Raises:
+        Mismatch: The rule fails on an example; its observation names the smallest one found.
+        Unsupported: The implementation has no equivalent for an example the domain holds.
+
+    """
+    outcomes = _Outcomes()
+    limit = len(prop.edges) + prop.budget + SHRINK_BUDGET
+
+    def run_one(value: Any) -> None:
+        key = repr(value)
+        if key in outcomes.known:
+            known = outcomes.known[key]
+            if known is not None:
+                raise known
+            return
+        if outcomes.unsupported is not None or outcomes.calls >= limit:
+            return  # out of budget: what failed so far stands, nothing more is tried
+        outcomes.calls += 1
+        try:
+            prop.check(examples, value)
+        except Unsupported as unsupported:
+            outcomes.unsupported = unsupported
+            outcomes.known[key] = None
+            return
+        except Mismatch as mismatch:
+            shown = Mismatch(
+                mismatch.what,
+                expected=mismatch.expected,
+                observed=f"{mismatch.observed}; smallest failing example found: {prop.show(value)}",
+            )
+            outcomes.known[key] = shown
+            raise shown from None
+        except Exception as error:
+            outcomes.known[key] = error
+            raise
+        outcomes.known[key] = None
+
+    test = given(prop.strategy)(run_one)
+    for edge in reversed(prop.edges):
+        test = example(edge)(test)
+    test = settings(
+        max_examples=max(prop.budget, 1),
+        database=None,
+        deadline=None,
+        derandomize=False,
+        phases=(Phase.explicit, Phase.generate, Phase.shrink),
+        suppress_health_check=list(HealthCheck),
+        report_multiple_bugs=False,
+        print_blob=False,
+        verbosity=Verbosity.quiet,
+    )(test)
+    test = seed(chosen_seed)(test)
+    test()
+    if outcomes.unsupported is not None:
+        raise outcomes.unsupported
+    return outcomes.calls
