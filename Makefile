@@ -54,11 +54,14 @@ test: sync specs-validate features-check trace lint typecheck ## Checks and test
 	$(UV) run --frozen pytest -m "not slow" -q --junitxml=build/test/junit.xml
 
 .PHONY: ci
-ci: test ## The full gate (.ci/run): `make test`, then the slow tests, the oldest and newest pins, the matrix
+ci: test ## The full gate (.ci/run): `make test`, then the slow tests, the oldest and newest pins, the matrix, the maintenance targets
 	SC_ALL_MUTANTS=1 $(UV) run --frozen pytest -m slow
 	$(MAKE) --no-print-directory conformance-oldest
 	$(MAKE) --no-print-directory conformance-newest
 	$(MAKE) --no-print-directory matrix
+	$(MAKE) --no-print-directory mutation MUTANTS='$(CI_MUTANTS)'
+	$(MAKE) --no-print-directory bench BENCH_REPEAT=1
+	$(MAKE) --no-print-directory history-synthetic
 
 .PHONY: features
 features: sync ## Regenerate features/ from openspec/specs
@@ -90,16 +93,24 @@ lint: sync ## ruff check and format check; the layers and no import cycles (impo
 typecheck: sync ## mypy --strict over the suite, the steps and the reference
 	$(UV) run --frozen mypy src benchmarks
 
+BENCH_REPEAT ?= 5
+
 .PHONY: bench
-bench: sync ## Benchmarks, side by side: the run within 2x its collect-only run, what each speed trick saves; tool-list scaling
-	$(UV) run --frozen python benchmarks/conformance_run.py --impl $(IMPL)
+bench: sync ## Benchmarks, side by side (BENCH_REPEAT rounds): the run against its collect-only run (aim 2x, reported), what each route saves; tool-list scaling
+	$(UV) run --frozen python benchmarks/conformance_run.py --impl $(IMPL) --repeat $(BENCH_REPEAT)
 	$(foreach p,$(REAL_PYTHON),$(UV) run --frozen python benchmarks/conformance_run.py --impl agentpool --python $(p) --repeat 3;)
 	$(UV) run --frozen python benchmarks/tool_list_scaling.py --impl $(IMPL) \
 		$(foreach p,$(REAL_PYTHON),--real-python $(p))
 
+# MUTANTS bounds the run to the mutants whose names match (mutmut's fnmatch patterns).
+MUTANTS ?=
+# What CI runs: the mutants of one module, the same every time (the whole run takes about 25 min).
+CI_MUTANTS := skill_conformance.reference.uri.*
+
 .PHONY: mutation
-mutation: sync ## mutmut over reference/: kill rate of the scenarios alone, then with tests/reference
-	$(UV) run --frozen python tests/mutants/mutation_report.py --max-children $$(nproc)
+mutation: sync ## mutmut over reference/ (MUTANTS='pattern ...' bounds it): kill rate of the scenarios alone, then with tests/reference
+	$(UV) run --frozen python tests/mutants/mutation_report.py --max-children $$(nproc) \
+		$(foreach m,$(MUTANTS),--only '$(m)')
 
 THIRD_PARTY := agno deepagents pydantic-ai-skills fast-agent
 THIRD_PARTY_VENVS := $(THIRD_PARTY:%=build/venvs/%/.built)
@@ -168,6 +179,18 @@ history: sync ## The suite at each commit of REPO touching skills, SINCE..UNTIL 
 	@test -n "$(REPO)" -a -n "$(SINCE)" || { echo "usage: make history REPO=GITDIR SINCE=REV [UNTIL=REV] [PR='N ...']"; exit 2; }
 	$(UV) run --frozen skill-conformance history --repo $(REPO) --since $(SINCE) --until $(UNTIL) \
 		--cache $(HISTORY_CACHE) --uv $(UV) $(foreach n,$(PR),--pr $(n))
+
+SYNTHETIC := build/synthetic-codebase
+
+.PHONY: history-synthetic
+history-synthetic: sync ## `history` on a synthetic codebase (tests/history/synthetic_codebase.py): a regression and its fix
+	rm -rf $(SYNTHETIC) && mkdir -p $(SYNTHETIC)
+	$(UV) run --frozen python tests/history/synthetic_codebase.py $(SYNTHETIC)/repo $(UV) > $(SYNTHETIC)/first
+	$(UV) run --frozen skill-conformance history --repo $(SYNTHETIC)/repo --since $$(cat $(SYNTHETIC)/first) \
+		--cache $(SYNTHETIC)/cache --uv $(UV) --python $$(readlink -f .venv/bin/python) \
+		--impl synthskills.adapter:SynthImplementation --path ':(glob)src/*/skills/**' \
+		--title 'synthskills history'
+	@grep -q 'regress' $(SYNTHETIC)/cache/findings.md || { echo "history-synthetic: the regression was not found" >&2; exit 1; }
 
 .PHONY: help
 help: ## List the targets

@@ -1,6 +1,6 @@
 """Benchmark: the conformance run against its collect-only run, and what each speed trick saves.
 
-    uv run python benchmarks/conformance_run.py [--impl reference] [--repeat 5] [--max-ratio 2]
+    uv run python benchmarks/conformance_run.py [--impl reference] [--repeat 5] [--aim 2]
         [--python VENV/bin/python]
 
 Each round runs, one right after the other in an order that turns from round to round,
@@ -11,8 +11,9 @@ SDK itself).
 A round runs first unmeasured (it writes the bytecode and assertion-rewrite caches, as a user's
 first run does). It prints, for each, the median wall and CPU seconds (child processes included)
 and what the trick saves of the run's wall time, with the load average: figures measured side by
-side carry from one machine or load to another, single ones do not. The exit status is 1 when the
-run's median is more than ``--max-ratio`` times its collect-only run's.
+side carry from one machine or load to another, single ones do not. A run's median more than
+``--aim`` times its collect-only run's is reported, not failed: the figure depends on the machine
+and its load. The exit status is 0 unless a command could not run (then 1).
 """
 
 from __future__ import annotations
@@ -77,7 +78,9 @@ def main() -> int:
         help="run pytest with this interpreter (the real codebase's venv, holding the suite)",
     )
     parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--max-ratio", type=float, default=2.0)
+    parser.add_argument(
+        "--aim", type=float, default=2.0, help="the ratio of run to collect-only aimed at"
+    )
     options = parser.parse_args()
     names = list(VARIANTS)
     for name in names:  # unmeasured: caches written
@@ -111,8 +114,9 @@ def main() -> int:
     print("  " + ", ".join(f"{p.name} {len(p.edges)}+{p.budget}" for p in PROPERTIES.values()))
     ratio = wall["run"] / wall["collect-only"]
     outcome = samples["run"][-1].outcome
-    print(f"run / collect-only: {ratio:.2f} (at most {options.max_ratio:g}); {outcome}")
-    return 0 if ratio <= options.max_ratio else 1
+    above = "ABOVE its aim" if ratio > options.aim else "within its aim"
+    print(f"run / collect-only: {ratio:.2f}, {above} of {options.aim:g}; {outcome}")
+    return 0
 
 
 if __name__ == "__main__":

@@ -471,15 +471,26 @@ class Implementation(Protocol):
             for the scenarios that need it.
 
     An adapter that finds an installed version it cannot drive at all sets ``cannot_drive`` to
-    the reason (:data:`CANNOT_DRIVE`): every scenario then gets the verdict *cannot drive* with
-    it, instead of a column of failures that say nothing about the implementation.
+    the reason (:data:`CANNOT_DRIVE`), else to ``None``: every scenario then gets the verdict
+    *cannot drive* with it, instead of a column of failures that say nothing about the
+    implementation.
 
     """
 
     name: str
     version: str
     unsupported: Mapping[Ability, str]
+    cannot_drive: str | None
+    """Why the adapter cannot drive what is installed at all, or ``None`` (see above)."""
 
     def open(self, setup: Setup) -> AsyncSkillSystem:
         """Prepare (but do not start) a system for one scenario."""
+        ...
+
+    def close(self) -> None:
+        """Release what the implementation holds for the whole run (a process it talks to, say).
+
+        Called once, after the last scenario, also when the run was interrupted; an adapter
+        holding nothing does nothing.
+        """
         ...

@@ -32,7 +32,8 @@ from skill_conformance.adapters.thirdparty.listing import (
 )
 from skill_conformance.adapters.thirdparty.script import CALL_ID, ToolScript, decoded
 from skill_conformance.port import ErrorKind, McpChild, ServerCommand, ToolsChild, Unsupported
-from skill_conformance.runtime.loading import ADAPTERS, AdapterLoadError, load_implementation
+from skill_conformance.runtime.loading import AdapterLoadError, load_implementation
+from skill_conformance.runtime.registry import implementations
 
 # -- the catalogues the models are shown --------------------------------------------------------
 
@@ -233,7 +234,7 @@ def test_uris_and_mcp_children_are_unsupported_not_crashes() -> None:
     [("pydantic-ai-skills", "pydantic_ai_skills"), ("deepagents", "deepagents"), ("agno", "agno")],
 )
 def test_each_third_party_is_registered_and_names_what_is_missing(impl: str, missing: str) -> None:
-    assert impl in ADAPTERS
+    assert impl in implementations()
     try:
         __import__(missing)
     except ImportError:

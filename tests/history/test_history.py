@@ -263,3 +263,50 @@ def test_a_revision_is_never_an_option_to_git(
     assert err == f"skill-conformance: error: {option}: {given!r} is not a commit of {root}\n"
     assert not out.exists()
     assert not (tmp_path / "cache").exists()  # nothing built, nothing run
+
+
+def test_a_relative_cache_gives_the_runs_an_absolute_results_file(
+    repo: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # `make history` gives build/history; a run works elsewhere
+
+    class Elsewhere(FakeRunner):
+        def run(self, python: Path, results: Path, log: Path) -> None:
+            assert results.is_absolute(), results
+            super().run(python, results, log)
+
+    root = Path(repo["root"])
+    recorder = Recorder(Path("cache"), FakeBuilder(set()), Elsewhere(_verdicts(repo)), print)
+    (outcome,) = recorder.record([commit(root, repo["start"])])
+    assert outcome.judged
+
+
+def test_a_relative_cache_gives_absolute_checkouts(
+    repo: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # `make history` gives build/history
+    builder = UvBuilder(Path(repo["root"]), Path("cache"), suite=tmp_path, python=sys.executable)
+    assert builder.checkout(commit(Path(repo["root"]), repo["start"])) == (
+        tmp_path / "cache" / repo["start"][:9]
+    )
+
+
+def test_what_history_knows_of_a_codebase_comes_from_its_adapter() -> None:
+    from skill_conformance.adapters.agentpool.codebase import AGENTPOOL
+    from skill_conformance.commands.history import codebase_of
+
+    assert codebase_of("agentpool") == AGENTPOOL
+    assert codebase_of("wolfharness") == AGENTPOOL
+    assert codebase_of("reference") is None
+    history = Path(codebase_of.__code__.co_filename).parent
+    assert [p.name for p in history.glob("*.py") if "skill_manager_cap" in p.read_text()] == []
+
+
+def test_a_codebase_no_adapter_describes_needs_its_paths(
+    repo: dict[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from skill_conformance.commands.main import main
+
+    argv = ["history", "--repo", repo["root"], "--since", repo["start"], "--impl", "reference"]
+    assert main([*argv, "--cache", str(tmp_path / "c"), "--python", sys.executable]) == 2
+    assert "--impl reference: its adapter names no codebase: give --path" in capsys.readouterr().err

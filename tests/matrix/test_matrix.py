@@ -97,6 +97,9 @@ def test_parse_run_takes_impl_equals_python() -> None:
     )
     with pytest.raises(argparse.ArgumentTypeError, match="IMPL=PYTHON"):
         parse_run("agno")
+    with pytest.raises(argparse.ArgumentTypeError, match=r"'agnostic' is not registered \(agent"):
+        parse_run("agnostic=python")
+    assert parse_run("pkg.adapter:Impl=python") == Run("pkg.adapter:Impl", "python")
 
 
 def test_each_run_writes_its_results_summary_and_log_and_one_report(
@@ -139,7 +142,7 @@ def test_a_run_without_results_fails_the_matrix_with_2(tmp_path: Path) -> None:
     out = tmp_path / "matrix"
     broken = _python(tmp_path, "broken", None, 4)
     good = _python(tmp_path, "good", _results("reference", "0.1.0", 0, passed=1), 0)
-    assert main(["--out", str(out), "--run", f"x={broken}", "--run", f"reference={good}"]) == 2
+    assert main(["--out", str(out), "--run", f"agno={broken}", "--run", f"reference={good}"]) == 2
     assert (out / ".run-1.log").read_text().startswith("running broken")
     assert (out / "index.html").exists()
 
@@ -160,9 +163,9 @@ def test_a_run_whose_python_is_gone_is_one_line_and_the_others_are_reported(
         python.symlink_to(tmp_path / "removed" / "python3.13")
     good = _python(tmp_path, "good", _results("reference", "0.1.0", 0, passed=1), 0)
     out = tmp_path / "matrix"
-    assert main(["--out", str(out), "--run", f"reference={good}", "--run", f"x={python}"]) == 2
+    assert main(["--out", str(out), "--run", f"reference={good}", "--run", f"agno={python}"]) == 2
     printed = capsys.readouterr().out
-    (line,) = [line for line in printed.splitlines() if "x: no results" in line]
+    (line,) = [line for line in printed.splitlines() if "agno: no results" in line]
     cause = "which does not exist" if gone == "dangling" else "no such file"
     assert cause in line, printed
     assert str(python) in line, printed

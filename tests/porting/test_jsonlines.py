@@ -41,7 +41,7 @@ def test_the_handshake_gives_name_version_and_unsupported_abilities() -> None:
         }
         assert "process of its own" in implementation.unsupported[Ability.CANCELLATION]
     finally:
-        implementation.shutdown()
+        implementation.close()
 
 
 def test_the_command_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -49,7 +49,7 @@ def test_the_command_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch)
     implementation = load_implementation("jsonlines")
     assert implementation.name == "faulty"
     assert isinstance(implementation, JsonlinesImplementation)
-    implementation.shutdown()
+    implementation.close()
     monkeypatch.delenv("SKILL_CONFORMANCE_JSONL_CMD")
     with pytest.raises(AdapterLoadError, match="set SKILL_CONFORMANCE_JSONL_CMD"):
         load_implementation("jsonlines")
@@ -83,7 +83,7 @@ def test_faults_are_crashes_and_the_next_scenario_gets_a_fresh_process(
                 system.start()
             system.close()
     finally:
-        implementation.shutdown()
+        implementation.close()
     started = pids_in(pids)
     assert len(started) >= 4 if do != "report-crash" else len(started) == 2
     assert still_alive(started, within=10.0) == []
@@ -106,7 +106,7 @@ def test_a_hang_is_a_hang_and_kills_the_process_group(tmp_path: Path) -> None:
             still_alive(pids_in(pids), within=10.0) == []
         )  # the process and its child, killed at once
     finally:
-        implementation.shutdown()
+        implementation.close()
 
 
 def test_port_errors_cross_the_protocol(tmp_path: Path) -> None:
@@ -120,7 +120,7 @@ def test_port_errors_cross_the_protocol(tmp_path: Path) -> None:
         assert list(system.tool_names()) == []
         system.close()
     finally:
-        implementation.shutdown()
+        implementation.close()
 
 
 def test_in_a_run_a_hang_is_errored_and_no_process_outlives_it(tmp_path: Path) -> None:
@@ -197,6 +197,6 @@ def test_a_tool_module_calling_os_exit_costs_its_tool_only_behind_the_protocol(
             assert "exit status 7" in problem
             system.close()
         finally:
-            implementation.shutdown()
+            implementation.close()
     finally:
         world.teardown()

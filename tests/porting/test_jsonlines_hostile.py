@@ -41,7 +41,7 @@ def test_an_endless_line_is_a_crash_and_memory_stays_bounded(tmp_path: Path) -> 
         grown = _peak_rss_mib() - before
         system.close()
     finally:
-        implementation.shutdown()
+        implementation.close()
     assert grown < 128, f"the suite grew by {grown:.0f} MiB reading one line"
     assert still_alive(pids_in(pids), within=3.0) == []
 
@@ -75,7 +75,7 @@ def test_a_grandchild_in_its_own_session_holding_the_pipes_is_killed_in_time(
         system.close()
         took = time.monotonic() - began
     finally:
-        implementation.shutdown()
+        implementation.close()
     started = pids_in(pids)
     assert len(started) == 3
     assert still_alive(started, within=3.0) == []
@@ -107,7 +107,7 @@ def test_stderr_is_kept_as_a_bounded_tail(tmp_path: Path) -> None:
             system.list_skills()
         system.close()
     finally:
-        implementation.shutdown()
+        implementation.close()
     assert len(str(crash.value)) < 1000
     assert kept < 1 << 20, f"{kept} bytes of stderr kept in a temporary file"
     assert grown < 32, f"the suite grew by {grown:.0f} MiB keeping stderr"
@@ -138,4 +138,4 @@ def test_a_fresh_process_that_hangs_on_hello_is_cut_off_at_the_scenario_timeout(
             "the process hanging on hello outlived its scenario"
         )
     finally:
-        implementation.shutdown()
+        implementation.close()

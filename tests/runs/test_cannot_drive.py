@@ -24,6 +24,9 @@ class Undriven:
 
     def open(self, setup: Setup):
         raise AssertionError("no scenario may start on an implementation it cannot drive")
+
+    def close(self):
+        pass
 '''
 
 

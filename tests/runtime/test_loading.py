@@ -14,7 +14,7 @@ from skill_conformance.runtime.loading import AdapterLoadError, load_implementat
         ("no_such_package_sc.adapter:Impl", "cannot import no_such_package_sc.adapter"),
         ("json:NoSuchThing", "json has no 'NoSuchThing'"),
         ("json:dumps", "dumps() failed: TypeError"),
-        ("json:JSONDecoder", "lacks name, version, unsupported or open()"),
+        ("json:JSONDecoder", "lacks name, version, unsupported, cannot_drive, open, close of"),
     ],
 )
 def test_bad_specs_give_one_line(spec: str, message: str) -> None:

@@ -115,6 +115,7 @@ class ReferenceImplementation:
     """
 
     name = "reference"
+    cannot_drive: str | None = None
 
     def __init__(self, parts: ReferenceParts | None = None, *, name: str | None = None) -> None:
         if name is not None:
@@ -126,6 +127,9 @@ class ReferenceImplementation:
     def open(self, setup: Setup) -> AsyncSkillSystem:
         """A system for one scenario; nothing is built until ``start``."""
         return ReferenceSystem(setup, self.parts)
+
+    def close(self) -> None:
+        """Nothing is held for the whole run: each scenario's system is closed on its own."""
 
 
 @contextmanager

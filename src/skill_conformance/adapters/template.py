@@ -44,6 +44,8 @@ class TemplateImplementation:
 
     name = "template"
     version = "0.0.0"
+    # An installed version your adapter cannot drive at all: set the reason (see the port).
+    cannot_drive: str | None = None
 
     def __init__(self) -> None:
         # Abilities your implementation lacks, each with the reason reports show for the
@@ -55,6 +57,9 @@ class TemplateImplementation:
     def open(self, setup: Setup) -> AsyncSkillSystem:
         """Prepare a system for one scenario; build nothing until ``start``."""
         return TemplateSystem(setup)
+
+    def close(self) -> None:
+        """Release what the implementation holds for the whole run, after the last scenario."""
 
 
 class TemplateSystem:

@@ -32,6 +32,7 @@ from pathlib import Path
 
 from skill_conformance.atomic import write_atomic
 from skill_conformance.processes import kill_group, stop_group
+from skill_conformance.runtime.registry import implementations
 
 __all__ = ["Outcome", "Run", "badge_summary", "main", "parse_run", "run_matrix"]
 
@@ -72,10 +73,13 @@ class Outcome:
 
 
 def parse_run(text: str) -> Run:
-    """``IMPL=PYTHON`` as ``--run`` takes it."""
+    """``IMPL=PYTHON`` as ``--run`` takes it: IMPL registered, or ``module:Attribute``."""
     impl, equals, python = text.partition("=")
     if not equals or not impl or not python:
         raise argparse.ArgumentTypeError(f"--run {text!r}: expected IMPL=PYTHON")
+    if impl not in implementations() and ":" not in impl:
+        known = ", ".join(sorted(implementations()))
+        raise argparse.ArgumentTypeError(f"--run {text!r}: {impl!r} is not registered ({known})")
     return Run(impl, python)
 
 

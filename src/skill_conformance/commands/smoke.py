@@ -289,7 +289,10 @@ def _run(args: argparse.Namespace) -> int:
     except AdapterLoadError as error:
         print(f"skill-conformance smoke: {printable(str(error))}", file=sys.stderr)
         return 2
-    checks = smoke(implementation, mcp=bool(args.mcp), timeout=float(args.timeout))
+    try:
+        checks = smoke(implementation, mcp=bool(args.mcp), timeout=float(args.timeout))
+    finally:
+        implementation.close()
     return report(implementation, checks, sys.stdout)
 
 

@@ -1,7 +1,8 @@
 """Find the implementation that ``--impl`` names.
 
-``--impl`` takes a registered name (``reference``, ``agentpool``, ``wolfharness``) or
-``package.module:Attribute`` for an adapter living anywhere on the import path. The attribute is
+``--impl`` takes a name of the registry (:mod:`skill_conformance.runtime.registry`: ``reference``,
+``agentpool``, ...) or ``package.module:Attribute`` for an adapter living anywhere on the import
+path. The attribute is
 an :class:`~skill_conformance.port.Implementation`, or a class or function that returns one
 when called with no arguments. Importing and instantiating it run under production warning
 filters (:mod:`skill_conformance.runtime.production`), not the suite's.
@@ -10,29 +11,18 @@ filters (:mod:`skill_conformance.runtime.production`), not the suite's.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Mapping
 
 from skill_conformance.errors import InputError
 from skill_conformance.port import Implementation
 from skill_conformance.runtime.production import production_warnings
+from skill_conformance.runtime.registry import implementations
 from skill_conformance.runtime.shadowing import shadowing
 
-__all__ = ["ADAPTERS", "AdapterLoadError", "load_implementation"]
+__all__ = ["AdapterLoadError", "load_implementation"]
 
-ADAPTERS: Mapping[str, str] = {
-    "reference": "skill_conformance.adapters.reference:ReferenceImplementation",
-    "agentpool": "skill_conformance.adapters.agentpool:AgentpoolImplementation",
-    "wolfharness": "skill_conformance.adapters.agentpool:AgentpoolImplementation",
-    "template": "skill_conformance.adapters.template:TemplateImplementation",
-    "jsonlines": "skill_conformance.adapters.jsonlines:JsonlinesImplementation",
-    "pydantic-ai-skills": (
-        "skill_conformance.adapters.thirdparty.pydantic_ai_skills:PydanticAiSkillsImplementation"
-    ),
-    "deepagents": "skill_conformance.adapters.thirdparty.deepagents:DeepagentsImplementation",
-    "agno": "skill_conformance.adapters.thirdparty.agno:AgnoImplementation",
-    "fast-agent": "skill_conformance.adapters.thirdparty.fast_agent:FastAgentImplementation",
-    "mastra": "skill_conformance.adapters.thirdparty.mastra:MastraImplementation",
-}
+
+_MEMBERS = ("name", "version", "unsupported", "cannot_drive", "open", "close")
+"""What :class:`~skill_conformance.port.Implementation` asks of an adapter."""
 
 
 class AdapterLoadError(InputError):
@@ -46,10 +36,11 @@ def load_implementation(spec: str) -> Implementation:
 
 
 def _load(spec: str) -> Implementation:
-    target = ADAPTERS.get(spec, spec)
+    registered = implementations()
+    target = registered.get(spec, spec)
     module_name, colon, attribute = target.partition(":")
     if not colon or not module_name or not attribute:
-        known = ", ".join(sorted(ADAPTERS))
+        known = ", ".join(sorted(registered))
         raise AdapterLoadError(
             f"--impl {spec!r}: not a registered adapter ({known}) nor 'package.module:Class'"
         )
@@ -71,8 +62,9 @@ def _load(spec: str) -> Implementation:
             f"--impl {spec!r}: {attribute}() failed: {type(error).__name__}: {error}"
         ) from None
     if not isinstance(implementation, Implementation):
+        missing = [member for member in _MEMBERS if not hasattr(implementation, member)]
         raise AdapterLoadError(
             f"--impl {spec!r}: {attribute} gave {type(implementation).__name__}, which lacks "
-            "name, version, unsupported or open() of skill_conformance.port.Implementation"
+            f"{', '.join(missing) or 'a member'} of skill_conformance.port.Implementation"
         )
     return implementation

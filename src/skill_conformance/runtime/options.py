@@ -25,6 +25,8 @@ from pathlib import Path
 
 import pytest
 
+from skill_conformance.runtime.registry import implementations
+
 __all__ = [
     "IMPL",
     "OPTIONS",
@@ -84,9 +86,9 @@ class SuiteOption:
 
 IMPL = SuiteOption(
     "impl",
-    "the implementation under test, which turns the suite on: reference, agentpool, "
-    "wolfharness, jsonlines, template, pydantic-ai-skills, deepagents, agno, or "
-    "package.module:Attribute",
+    "the implementation under test, which turns the suite on: a registered name ("
+    + ", ".join(sorted(implementations()))
+    + ") or package.module:Attribute",
     metavar="NAME",
 )
 RESULTS = SuiteOption(

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import sys
 import tempfile
 import threading
 from collections.abc import Iterator, Mapping
@@ -165,7 +166,15 @@ class ConformanceRun:
         return run
 
     def stop(self) -> None:
-        """Stop the servers, lift the memory bound, give SIGTERM back its default action."""
+        """Close the implementation and stop the servers; undo the memory bound and SIGTERM."""
+        try:
+            self.implementation.close()
+        except Exception as error:  # its verdicts are in; the run still ends cleanly
+            print(
+                f"skill-conformance: {self.implementation.name}: close() raised "
+                f"{type(error).__name__}: {error}",
+                file=sys.stderr,
+            )
         if self.zygote is not None:
             self.zygote.stop()
         if self._memory is not None:

@@ -9,6 +9,7 @@ import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
+from skill_conformance.adapters.agentpool.codebase import AGENTPOOL
 from skill_conformance.adapters.agentpool.flavour import (
     detect_flavour,
     import_modules,
@@ -54,6 +55,8 @@ class AgentpoolImplementation:
     """The real codebase, as ``--impl agentpool`` or ``--impl wolfharness`` loads it."""
 
     name = "agentpool"
+    codebase = AGENTPOOL
+    """What ``skill-conformance history`` must know of the real codebase."""
 
     def __init__(self) -> None:
         flavour = detect_flavour()
@@ -78,3 +81,6 @@ class AgentpoolImplementation:
     def open(self, setup: Setup) -> AsyncSkillSystem:
         """A system for one scenario; nothing is built until ``start``."""
         return AgentpoolSystem(setup, self.offers)
+
+    def close(self) -> None:
+        """Nothing is held for the whole run: each scenario's system is closed on its own."""

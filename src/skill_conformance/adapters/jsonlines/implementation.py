@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import atexit
 import os
 import shlex
 import threading
@@ -60,6 +59,7 @@ class JsonlinesImplementation:
         self._channel: Channel | None = None
         self._starting: Channel | None = None
         self._lock = threading.Lock()
+        self.cannot_drive: str | None = None
         hello = self._handshake()
         try:
             self.name = str(hello.get("name", "jsonlines"))
@@ -71,7 +71,6 @@ class JsonlinesImplementation:
         except BaseException:
             self.discard()
             raise
-        atexit.register(self.shutdown)
 
     def _handshake(self) -> dict[str, Any]:
         channel = Channel(self.command)
@@ -107,8 +106,8 @@ class JsonlinesImplementation:
             if channel is not None:
                 channel.kill()
 
-    def shutdown(self) -> None:
-        """Stop the process at the end of the run."""
+    def close(self) -> None:
+        """Stop the process at the end of the run (a second call does nothing)."""
         channel, self._channel = self._channel, None
         if channel is not None:
             channel.stop()

@@ -131,6 +131,7 @@ class AgnoImplementation:
     """agno's skills as ``--impl agno`` loads them."""
 
     name = "agno"
+    cannot_drive: str | None = None
 
     def __init__(self) -> None:
         self.version = installed_version("agno")
@@ -139,6 +140,9 @@ class AgnoImplementation:
     def open(self, setup: Setup) -> AsyncSkillSystem:
         """A system for one scenario; nothing is built until ``start``."""
         return AgnoSystem(setup)
+
+    def close(self) -> None:
+        """Nothing is held for the whole run: each scenario's system is closed on its own."""
 
 
 def _returning(text: str) -> Callable[[], str]:

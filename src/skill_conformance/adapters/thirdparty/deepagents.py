@@ -141,6 +141,7 @@ class DeepagentsImplementation:
     """deepagents' skills middleware as ``--impl deepagents`` loads it."""
 
     name = "deepagents"
+    cannot_drive: str | None = None
 
     def __init__(self) -> None:
         self.version = installed_version("deepagents")
@@ -149,6 +150,9 @@ class DeepagentsImplementation:
     def open(self, setup: Setup) -> AsyncSkillSystem:
         """A system for one scenario; nothing is built until ``start``."""
         return DeepagentsSystem(setup)
+
+    def close(self) -> None:
+        """Nothing is held for the whole run: each scenario's system is closed on its own."""
 
 
 def _returning(name: str, text: str) -> StructuredTool:

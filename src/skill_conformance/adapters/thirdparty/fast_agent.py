@@ -126,6 +126,7 @@ class FastAgentImplementation:
     """fast-agent as ``--impl fast-agent`` loads it."""
 
     name = "fast-agent"
+    cannot_drive: str | None = None
 
     def __init__(self) -> None:
         self.version = installed_version("fast-agent-mcp")
@@ -134,6 +135,9 @@ class FastAgentImplementation:
     def open(self, setup: Setup) -> AsyncSkillSystem:
         """A system for one scenario; nothing is built until ``start``."""
         return FastAgentSystem(setup)
+
+    def close(self) -> None:
+        """Nothing is held for the whole run: each scenario's system is closed on its own."""
 
 
 def _returning(name: str, text: str) -> Callable[[], str]:

@@ -72,6 +72,7 @@ class PydanticAiSkillsImplementation:
     """``pydantic-ai-skills`` as ``--impl pydantic-ai-skills`` loads it."""
 
     name = "pydantic-ai-skills"
+    cannot_drive: str | None = None
 
     def __init__(self) -> None:
         self.version = installed_version("pydantic-ai-skills")
@@ -80,6 +81,9 @@ class PydanticAiSkillsImplementation:
     def open(self, setup: Setup) -> AsyncSkillSystem:
         """A system for one scenario; nothing is built until ``start``."""
         return PydanticAiSkillsSystem(setup)
+
+    def close(self) -> None:
+        """Nothing is held for the whole run: each scenario's system is closed on its own."""
 
 
 def _toolset(child: ToolsChild) -> FunctionToolset[None]:

@@ -1,4 +1,4 @@
-"""``skill-conformance history``: the suite at every commit of the real codebase touching skills.
+"""``skill-conformance history``: the suite at every commit of a codebase touching its skills.
 
 For each first-parent commit from ``--since`` to ``--until`` that touches the skill system (and
 those two), it builds a venv from the commit's own lock (:mod:`.build`), runs the suite raw
@@ -7,23 +7,28 @@ findings in Markdown (:mod:`.timeline`). A rerun builds and runs only the commit
 results for. ``--pr N`` also judges a pull request's head against its merge base, as ``compare``
 would have on the pull request.
 
-It is slow (minutes per commit): never part of CI, which tests it on a small synthetic repository.
+What it must know of the codebase (which paths are its skill system, which groups of its lock a
+commit's environment holds) comes from the adapter's ``codebase``
+(:class:`~skill_conformance.adapters.codebase.Codebase`, read through the registry) or from
+``--path`` and ``--group``. It is slow (minutes per commit); CI runs it on a synthetic codebase
+(``make history-synthetic``).
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import re
 import sys
 from pathlib import Path
 from typing import Any
 
 import skill_conformance
+from skill_conformance.adapters.codebase import Codebase
 from skill_conformance.atomic import write_atomic
 from skill_conformance.commands.compare import render_markdown
 from skill_conformance.commands.history.build import UvBuilder, find_python
 from skill_conformance.commands.history.commits import (
-    SKILL_PATHS,
     GitError,
     commit,
     first_parent_commits,
@@ -39,6 +44,7 @@ from skill_conformance.commands.history.record import (
 )
 from skill_conformance.commands.history.timeline import Timeline, render_findings, render_timeline
 from skill_conformance.escape.terminal import printable
+from skill_conformance.runtime.registry import implementations
 from skill_conformance.verdicts.comparison import compare
 
 __all__ = ["add_history", "judge_pull_request", "write_history"]
@@ -106,6 +112,24 @@ def judge_pull_request(
     return line, int(comparison.gate_fails)
 
 
+def codebase_of(impl: str) -> Codebase | None:
+    """The codebase the adapter registered as ``impl`` describes (its class's ``codebase``), if any.
+
+    The adapter's module is imported, the adapter not instantiated: its implementation need not be
+    installed where ``history`` runs.
+    """
+    target = implementations().get(impl)
+    if target is None:
+        return None
+    module_name, _, attribute = target.partition(":")
+    try:
+        adapter = getattr(importlib.import_module(module_name), attribute)
+    except (ImportError, AttributeError):
+        return None
+    codebase = getattr(adapter, "codebase", None)
+    return codebase if isinstance(codebase, Codebase) else None
+
+
 def _history(args: argparse.Namespace) -> int:
     repo, cache = Path(args.repo), Path(args.cache)
     out = Path(args.out) if args.out else cache
@@ -115,13 +139,20 @@ def _history(args: argparse.Namespace) -> int:
         return _error("the suite is not a source tree here: give --suite DIR (a checkout of it)")
     if python is None:
         return _error("no Python 3.13 found: give --python or set PY313")
+    known = codebase_of(args.impl)
+    paths = tuple(args.path) or (known.paths if known else ())
+    groups = tuple(args.group) or (known.groups if known else ())
+    if not paths:
+        return _error(
+            f"--impl {args.impl}: its adapter names no codebase: give --path (the skill system)"
+        )
     try:
-        commits = first_parent_commits(repo, args.since, args.until, args.path or SKILL_PATHS)
+        commits = first_parent_commits(repo, args.since, args.until, paths)
     except GitError as error:
         return _error(str(error))
     span = printable(f"{args.since}..{args.until}")
     print(f"history: {len(commits)} commits, {span}; cache {cache}")
-    builder: Builder = UvBuilder(repo, cache, suite.resolve(), python, uv=args.uv)
+    builder: Builder = UvBuilder(repo, cache, suite.resolve(), python, uv=args.uv, groups=groups)
     runner: Runner = SuiteRunner(args.impl, args.timeout)
     recorder = Recorder(cache, builder, runner)
     outcomes = [] if args.pr_only else recorder.record(commits, retry=args.retry)
@@ -165,7 +196,16 @@ def add_history(commands: argparse._SubParsersAction[Any]) -> None:
         action="append",
         default=[],
         metavar="PATHSPEC",
-        help="what a commit must touch (repeatable; default: the skill system's files)",
+        help="what a commit must touch, the skill system (repeatable; default: what the "
+        "adapter's codebase names)",
+    )
+    parser.add_argument(
+        "--group",
+        action="append",
+        default=[],
+        metavar="GROUP",
+        help="a dependency group of the commit's uv.lock to install (repeatable; default: what "
+        "the adapter's codebase names, else the lock's defaults)",
     )
     parser.add_argument(
         "--cache",

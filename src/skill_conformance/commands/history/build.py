@@ -1,9 +1,10 @@
-"""A venv per commit of the real codebase, from that commit's lock, with this suite installed.
+"""A venv per commit of a codebase, from that commit's lock, with this suite installed.
 
 The layout is ``../shared/tools/real-venvs.sh``'s, so venvs it built are reused as they are:
 ``CACHE/<commit9>/`` is a checkout of the commit (the adapter reads its revision there),
 ``CACHE/<commit9>/.venv`` holds exactly the pins of its ``uv.lock`` (the main dependencies and the
-``dev`` group), the checkout itself (editable, no dependencies), and then this suite (editable),
+groups the codebase names, :class:`~skill_conformance.adapters.codebase.Codebase`), the checkout
+itself (editable, no dependencies), and then this suite (editable),
 which adds its own few dependencies and moves no pin; ``freeze-before.txt`` lists the pins before
 the suite was installed.
 """
@@ -60,15 +61,19 @@ class UvBuilder:
     python: str
     """The interpreter the venvs are made from."""
     uv: str = "uv"
+    groups: tuple[str, ...] = ()
+    """The lock's dependency groups to install beside the main dependencies (its defaults when
+    empty, or when the lock has not got them)."""
 
     def checkout(self, commit: Commit) -> Path:
         """The commit's checkout (made on first use; objects shared with :attr:`repo`).
 
         A clone is made without a checkout, and its ``HEAD`` is already the repository's tip: the
         files are checked out whenever the work tree is not the commit's, a fresh clone's
-        included (it has no index yet).
+        included (it has no index yet). Absolute: the build's steps run in it and name files in
+        it (a relative ``--cache`` would name them twice).
         """
-        directory = self.cache / commit.short
+        directory = (self.cache / commit.short).absolute()
         if not (directory / ".git").exists():
             directory.parent.mkdir(parents=True, exist_ok=True)
             clone = ["git", "clone", "-q", "--shared", "--no-checkout"]
@@ -94,10 +99,12 @@ class UvBuilder:
             raise BuildError("the commit has no uv.lock")
         requirements = directory / "lock-requirements.txt"
         export = [self.uv, "export", "-q", "--frozen", "--no-hashes", "--no-emit-project"]
-        groups = ["--no-default-groups", "--group", "dev"]
+        groups = ["--no-default-groups", *(f"--group={group}" for group in self.groups)]
         try:
+            if not self.groups:
+                raise BuildError("no groups named")
             self._step("uv export", [*export, *groups, "-o", str(requirements)], cwd=directory)
-        except BuildError:  # a lock without a dev group
+        except BuildError:  # none named, or a lock without them
             self._step("uv export", [*export, "-o", str(requirements)], cwd=directory)
         if not python.exists():
             venv = [self.uv, "venv", "-q", "--no-config", "-p", self.python]

@@ -9,25 +9,7 @@ from pathlib import Path
 
 from skill_conformance.errors import InputError
 
-__all__ = [
-    "SKILL_PATHS",
-    "Commit",
-    "GitError",
-    "commit",
-    "first_parent_commits",
-    "merge_base",
-    "resolve",
-]
-
-SKILL_PATHS = (
-    ":(glob)src/*/skills/**",
-    ":(glob)src/*/capabilities/skill_manager_cap.py",
-    ":(glob)src/*_toolsets/builtin/skills.py",
-    ":(glob)src/*_config/skills.py",
-)
-"""Where AgentPool's skill system lives, under either package name (``agentpool``,
-``wolfharness``): the skills package, the skill manager, the builtin skills toolset and the skills
-configuration."""
+__all__ = ["Commit", "GitError", "commit", "first_parent_commits", "merge_base", "resolve"]
 
 
 class GitError(InputError):
@@ -102,9 +84,7 @@ def commit(repo: Path, revision: str, label: str = "", what: str = "revision") -
     return Commit(found[0].sha, found[0].date, found[0].subject, label)
 
 
-def first_parent_commits(
-    repo: Path, since: str, until: str, paths: Sequence[str] = SKILL_PATHS
-) -> list[Commit]:
+def first_parent_commits(repo: Path, since: str, until: str, paths: Sequence[str]) -> list[Commit]:
     """``since``, each first-parent commit after it touching ``paths``, ``until``; oldest first.
 
     ``since`` and ``until`` are there whatever they touch: the history starts from a known state

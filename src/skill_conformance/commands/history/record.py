@@ -115,7 +115,7 @@ class Recorder:
         runner: Runner,
         progress: Callable[[str], None] = lambda line: print(printable(line), flush=True),
     ) -> None:
-        self.directory = cache / "results"
+        self.directory = cache.absolute() / "results"  # the runs write there from elsewhere
         self.builder = builder
         self.runner = runner
         self.progress = progress
