@@ -196,7 +196,7 @@ history-synthetic: sync ## `history` on a synthetic codebase (tests/history/synt
 help: ## List the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
 
-OLDEST := "pydantic-ai-slim[mcp]==1.102.0" "mcp==1.27.1" "pytest==8.0.2" "pydantic==2.13.4" "pytest-bdd==8.1.0" "pyyaml==6.0.2" "anyio==4.5.0"
+OLDEST := "pydantic-ai-slim[mcp]==1.102.0" "mcp==1.27.1" "pytest==8.0.2" "pydantic==2.13.4" "pytest-bdd==8.1.0" "pyyaml==6.0.2" "anyio==4.5.0" "jsonschema==4.20.0" "hypothesis==6.120.0"
 
 .PHONY: conformance-oldest
 conformance-oldest: $(UV) ## The conformance run at the oldest pins the suite supports (the real codebase's)

@@ -21,6 +21,8 @@ import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from skill_conformance.errors import InputError
+
 __all__ = ["ArgsError", "artifact_name", "counts_of", "main", "split_args", "suite_command"]
 
 VERDICTS = (
@@ -37,7 +39,7 @@ VERDICTS = (
 _NOT_IN_A_NAME = re.compile(r"[^\w.+-]+")  # artifact names refuse " : < > | * ? \ / and control
 
 
-class ArgsError(ValueError):
+class ArgsError(InputError):
     """``pytest-args`` that cannot be split into arguments; the message is one line."""
 
 

@@ -32,6 +32,7 @@ from typing import Protocol, runtime_checkable
 __all__ = [
     "CANNOT_DRIVE",
     "PROBLEM_FORM",
+    "SKILL_TOOLS",
     "Ability",
     "AgentPath",
     "AsyncSkillSystem",

@@ -30,7 +30,11 @@ class ServerUnderTest:
         self.name = entry.name
         self.version = entry.version
         self.unsupported: Mapping[Ability, str] = {}
+        self.cannot_drive: str | None = None
 
     def open(self, setup: Setup) -> AsyncSkillSystem:
         """No skill system: the server profile speaks MCP to the server itself."""
         raise Unsupported("the thing under test is an MCP server, not a skill system")
+
+    def close(self) -> None:
+        """Nothing held for the run: each scenario starts and stops its own server."""
