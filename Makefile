@@ -54,11 +54,12 @@ test: sync specs-validate features-check trace lint typecheck ## Checks and test
 	$(UV) run --frozen pytest -m "not slow" -q --junitxml=build/test/junit.xml
 
 .PHONY: ci
-ci: test ## The full gate (.ci/run): `make test`, then the slow tests, the oldest and newest pins, the matrix, the maintenance targets
+ci: test ## The full gate (.ci/run): `make test`, then the slow tests, the oldest and newest pins, the matrix, the MCP skills servers, the maintenance targets
 	SC_ALL_MUTANTS=1 $(UV) run --frozen pytest -m slow
 	$(MAKE) --no-print-directory conformance-oldest
 	$(MAKE) --no-print-directory conformance-newest
 	$(MAKE) --no-print-directory matrix
+	$(MAKE) --no-print-directory servers
 	$(MAKE) --no-print-directory mutation MUTANTS='$(CI_MUTANTS)'
 	$(MAKE) --no-print-directory bench BENCH_REPEAT=1
 	$(MAKE) --no-print-directory history-synthetic
@@ -205,9 +206,11 @@ conformance-oldest: $(UV) ## The conformance run at the oldest pins the suite su
 	build/oldest/bin/python -m skill_conformance run --impl reference -q
 	build/oldest/bin/python -m pytest tests/runs/test_compat.py -p no:cacheprovider -q
 
-# An interpreter of version $(1) (pyenv's where pyenv manages it), or nothing.
-find-python = $(shell PYENV_VERSION=$$(pyenv versions --bare 2>/dev/null | grep -m1 '^$(1)') \
-	python$(1) -c 'import sys; print(sys.executable)' 2>/dev/null)
+# An interpreter of version $(1) (pyenv's where pyenv manages it, also when pyenv is not on PATH,
+# as in .ci/run's clean environment), or nothing.
+find-python = $(or $(shell PYENV_VERSION=$$(pyenv versions --bare 2>/dev/null | grep -m1 '^$(1)') \
+	python$(1) -c 'import sys; print(sys.executable)' 2>/dev/null), \
+	$(lastword $(sort $(wildcard $(HOME)/.pyenv/versions/$(1).*/bin/python$(1)))))
 NEWEST_PYTHON ?= $(or $(call find-python,3.14),$(call find-python,3.13))
 NEWEST := "mcp>=2"
 

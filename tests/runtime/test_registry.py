@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
+from skill_conformance.commands.main import main
 from skill_conformance.runtime.loading import AdapterLoadError, load_implementation
 from skill_conformance.runtime.options import IMPL
 from skill_conformance.runtime.registry import implementations
@@ -23,8 +26,15 @@ def test_the_bundled_adapters_are_registered_as_entry_points() -> None:
     )
 
 
-def test_the_help_of_impl_names_every_registered_implementation() -> None:
-    assert [name for name in implementations() if name not in IMPL.help] == []
+def test_the_help_of_impl_names_every_registered_implementation(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["run", "--help"]) == 0
+    shown = " ".join(capsys.readouterr().out.split())
+    listed = re.search(r"a registered name \(([^)]*)\)", shown)
+    assert listed is not None, shown
+    assert sorted(listed.group(1).split(", ")) == sorted(implementations())
+    assert "run --help` lists them" in IMPL.help  # pytest's own help points there
 
 
 def test_an_unknown_name_is_refused_with_every_registered_one() -> None:

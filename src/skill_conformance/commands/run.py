@@ -39,6 +39,7 @@ from skill_conformance.runtime.options import (
     TRACEBACK,
     SuiteOption,
 )
+from skill_conformance.runtime.registry import implementations
 
 __all__ = ["add_run", "pytest_arguments", "run_suite"]
 
@@ -250,7 +251,7 @@ def add_run(commands: argparse._SubParsersAction[Any]) -> None:
                 option.run_flag,
                 dest=option.dest,
                 metavar=option.metavar,
-                help=option.help,
+                help=_impl_help() if option is IMPL else option.help,
             )
     for old, new in _FORMER_NAMES.items():  # as earlier versions spelt them
         parser.add_argument(old, dest=new.dest, action=_action(new), help=argparse.SUPPRESS)
@@ -262,3 +263,13 @@ def _action(option: SuiteOption) -> str:
 
 
 _FORMER_NAMES = {"--conformance-results": RESULTS, "--scenario-traceback": TRACEBACK}
+
+
+def _impl_help() -> str:
+    """``--impl``'s help, with the names the registry holds.
+
+    Read only here: a host project's pytest run, which loads the plugin's options, reads no
+    registry.
+    """
+    names = ", ".join(sorted(implementations()))
+    return f"the implementation under test: a registered name ({names}) or package.module:Attribute"

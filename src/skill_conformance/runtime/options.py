@@ -25,8 +25,6 @@ from pathlib import Path
 
 import pytest
 
-from skill_conformance.runtime.registry import implementations
-
 __all__ = [
     "IMPL",
     "OPTIONS",
@@ -86,9 +84,8 @@ class SuiteOption:
 
 IMPL = SuiteOption(
     "impl",
-    "the implementation under test, which turns the suite on: a registered name ("
-    + ", ".join(sorted(implementations()))
-    + ") or package.module:Attribute",
+    "the implementation under test, which turns the suite on: a registered name "
+    "(`skill-conformance run --help` lists them) or package.module:Attribute",
     metavar="NAME",
 )
 RESULTS = SuiteOption(
