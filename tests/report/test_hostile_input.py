@@ -14,6 +14,7 @@ import re
 import resource
 import subprocess
 import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -201,6 +202,35 @@ def _deep(root: Path, depth: int) -> Path:
     return root
 
 
+def _flatten(folder: Path) -> None:
+    """Take apart a chain ``_deep`` made, a level at a time: pytest's removal of old temporary
+    directories recurses, and a later session would end in a RecursionError on it."""
+    top = folder / "d"
+    while top.is_dir():
+        inner = top / "d"
+        if inner.is_dir():
+            spare = folder / "spare"
+            inner.rename(spare)  # the chain below moves up a level
+            top.rmdir()
+            spare.rename(top)
+        else:
+            top.rmdir()
+
+
+@pytest.fixture
+def deep() -> Iterator[Callable[[Path, int], Path]]:
+    """``_deep``, its chains taken apart after the test."""
+    made: list[Path] = []
+
+    def make(root: Path, depth: int) -> Path:
+        made.append(root / "specs")
+        return _deep(root, depth)
+
+    yield make
+    for folder in made:
+        _flatten(folder)
+
+
 def _special_spec(root: Path, kind: str) -> Path:
     folder = root / "specs" / "cap"
     folder.mkdir(parents=True)
@@ -218,8 +248,10 @@ TREE_COMMANDS = {
 
 
 @pytest.mark.parametrize("command", sorted(TREE_COMMANDS))
-def test_a_tree_1200_folders_deep_is_one_line_and_exit_2(command: str, tmp_path: Path) -> None:
-    tree = _deep(tmp_path / "tree", 1200)
+def test_a_tree_1200_folders_deep_is_one_line_and_exit_2(
+    command: str, tmp_path: Path, deep: Callable[[Path, int], Path]
+) -> None:
+    tree = deep(tmp_path / "tree", 1200)
     done = _command(*TREE_COMMANDS[command](tree))
     err = done.stderr.decode()
     assert done.returncode == 2, err[-2000:]
@@ -254,10 +286,12 @@ def test_folder_names_that_are_not_printable_are_shown_escaped(
     assert not any(line.startswith("name") for line in out.splitlines())
 
 
-def test_reports_specs_digest_reads_a_deep_hidden_folder_within_bounds(tmp_path: Path) -> None:
+def test_reports_specs_digest_reads_a_deep_hidden_folder_within_bounds(
+    tmp_path: Path, deep: Callable[[Path, int], Path]
+) -> None:
     # The scenario text skips hidden folders; the specs' digest reads every spec.md.
     tree = _spec_tree(tmp_path / "tree", ["skill-tools"])
-    _deep(tree / "specs" / ".hidden", 1200)
+    deep(tree / "specs" / ".hidden", 1200)
     results = _results_file(tmp_path / "r.json")
     out = tmp_path / "r.html"
     done = _command("report", str(results), "--specs", str(tree / "specs"), "--out", str(out))
