@@ -127,7 +127,7 @@ COMMANDS: dict[str, Callable[[dict[str, Path], Path], Invocation]] = {
         "pages",
     ),
     "matrix": lambda i, out: Invocation(
-        ["matrix", "--out", str(out), "--run", f"nothing={out / 'no-python'}"], out
+        ["matrix", "--out", str(out), "--run", f"template={out / 'no-python'}"], out
     ),
 }
 
