@@ -1178,7 +1178,7 @@ Feature: skill-loading
           note: [&a [x, x, x, x, x, x, x, x, x, x], &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a], &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b], &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c], &e [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d], &f [*e, *e, *e, *e, *e, *e, *e, *e, *e, *e], &g [*f, *f, *f, *f, *f, *f, *f, *f, *f, *f], &h [*g, *g, *g, *g, *g, *g, *g, *g, *g, *g], [*h, *h, *h, *h, *h, *h, *h, *h, *h, *h]]
         ---
         """
-      And the pool has started
+      And the pool has started, which must finish without blocking
       When `load_skill` is called with `laughing-metadata`, which must finish without blocking or the process's memory growing by more than 512 MiB
       Then no result or error reveals a host path
       And the skill `healthy` still loads

@@ -15,6 +15,11 @@ def given_pool_started(conformance: ScenarioContext) -> None:
     conformance.start()
 
 
+@given("the pool has started, which must finish without blocking")
+def given_pool_started_bounded(conformance: ScenarioContext) -> None:
+    conformance.bounded(conformance.start)
+
+
 @when(step("the skill `{skill:v}` is removed from the skills directory"))
 def when_skill_removed(conformance: ScenarioContext, skill: str) -> None:
     conformance.world.remove_skill(skill)
