@@ -7,17 +7,19 @@ computes what the clause expects of an example from the clause's own rule, writt
 
 from __future__ import annotations
 
+import contextlib
 import re
 import string
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import yaml
 from hypothesis import strategies as st
 
+from skill_conformance.port import Ability
 from skill_conformance.runtime.world import DUMPER
 from skill_conformance.steps.property_runner import Examples, Property
-from skill_conformance.verdicts import expect
+from skill_conformance.verdicts import Mismatch, expect
 
 __all__ = ["PROPERTIES"]
 
@@ -316,8 +318,39 @@ def _skill_bytes(name: str, skill: Mapping[str, Any]) -> tuple[bytes, str]:
     return ("\ufeff" if skill["bom"] else "").encode() + text.encode(), description
 
 
+@contextlib.contextmanager
+def _noted(note: str) -> Iterator[None]:
+    """A mismatch raised inside says ``note`` after what went wrong."""
+    try:
+        yield
+    except Mismatch as mismatch:
+        raise Mismatch(
+            f"{mismatch.what} {note}", expected=mismatch.expected, observed=mismatch.observed
+        ) from None
+
+
+_ENDINGS_ABILITY = Ability.NORMALISED_LINE_ENDINGS.value
+
+
+def _lone_cr_as_lf(skill: Mapping[str, Any]) -> dict[str, Any]:
+    """``skill`` with each lone-CR line ending written as LF instead."""
+    return {**skill, "endings": ["\n" if e == "\r" else e for e in skill["endings"]]}
+
+
 def _check_written(examples: Examples, skills: Sequence[Mapping[str, Any]]) -> None:
-    """Each skill lists under its name with its description, and loads with each body line."""
+    """Each skill lists under its name with its description, and loads with each body line.
+
+    A lone CR ending a line is a form the format leaves open: for an implementation that lacks
+    ``normalised-line-endings`` such a line ends in LF instead, and the observation says so.
+    """
+    if Ability.NORMALISED_LINE_ENDINGS in examples.implementation.unsupported:
+        changed = [_lone_cr_as_lf(skill) for skill in skills]
+        if changed != list(skills):
+            with _noted(
+                "(each lone CR written as LF: the implementation lacks normalised-line-endings)"
+            ):
+                _check_written(examples, changed)
+            return
     wanted: dict[str, str] = {}
     with examples.fresh() as context:
         for index, skill in enumerate(skills):
