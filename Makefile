@@ -45,13 +45,13 @@ conformance: sync ## Run the conformance suite against IMPL (default: the refere
 # is the full gate: this, then the slow tests (every hand-written mutant, the costliest runs of
 # the command), the oldest pins and the matrix of implementations.
 .PHONY: test
-test: sync specs-validate features-check trace lint typecheck ## Checks and tests, conformance run included, slow tests left for `make ci`
+test: sync specs-validate features-check trace-summary lint typecheck ## Checks and tests, conformance run included, slow tests left for `make ci`
 	@mkdir -p build/test
 	@echo "skill-conformance run --impl reference -q (its summary: build/test/conformance.log)"
 	@$(UV) run --frozen skill-conformance run --impl reference -q >build/test/conformance.log 2>&1 \
 		|| { cat build/test/conformance.log; exit 1; }
 	@tail -n 1 build/test/conformance.log
-	$(UV) run --frozen pytest -m "not slow" -q --junitxml=build/test/junit.xml
+	$(UV) run --frozen pytest -m "not slow" -q -n auto --junitxml=build/test/junit.xml
 
 .PHONY: ci
 ci: test ## The full gate (.ci/run): `make test`, then the slow tests, the oldest and newest pins, the matrix, the MCP skills servers, the maintenance targets
@@ -75,6 +75,14 @@ features-check: sync ## Fail with a diff when features/ is stale
 .PHONY: trace
 trace: sync ## Every clause and requirement has a scenario, every step a definition (AGAINST=DIR: coverage of another tree)
 	$(UV) run --frozen skill-conformance trace $(if $(AGAINST),--against $(AGAINST))
+
+# make test's trace: its clause-by-clause list in build/test/trace.log, shown whole if it fails.
+.PHONY: trace-summary
+trace-summary: sync
+	@mkdir -p build/test
+	@$(UV) run --frozen skill-conformance trace >build/test/trace.log 2>&1 \
+		|| { cat build/test/trace.log; exit 1; }
+	@echo "skill-conformance trace (the list: build/test/trace.log)"; head -n 2 build/test/trace.log; tail -n 2 build/test/trace.log
 
 .PHONY: report
 report: sync ## HTML report of RESULTS (results files of --results) into build/report.html
