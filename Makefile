@@ -55,7 +55,8 @@ test: sync specs-validate features-check trace-summary lint typecheck ## Checks 
 
 .PHONY: ci
 ci: test ## The full gate (.ci/run): `make test`, then the slow tests, the oldest and newest pins, the matrix, the MCP skills servers, the maintenance targets
-	SC_ALL_MUTANTS=1 $(UV) run --frozen pytest -m slow
+	SC_ALL_MUTANTS=1 $(UV) run --frozen pytest -m slow tests/mutants
+	$(UV) run --frozen pytest -m slow -n auto --ignore=tests/mutants
 	$(MAKE) --no-print-directory conformance-oldest
 	$(MAKE) --no-print-directory conformance-newest
 	$(MAKE) --no-print-directory matrix
