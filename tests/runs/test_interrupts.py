@@ -22,30 +22,14 @@ from pathlib import Path
 
 import pytest
 
+from tests.signals.processes import processes_with
+
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="needs /proc")
 
 _EXIT_WITHIN = 20.0
 """Seconds from the signal to the run's exit. Generous: the machine is shared; a run that is
 not stopped takes much longer (it goes on with the next scenarios) and exits 1, not 2."""
-
-
-def _processes_with(marker: str) -> list[str]:
-    """Command lines of the live processes whose environment holds ``marker``."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            if marker.encode() not in (entry / "environ").read_bytes():
-                continue
-            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
-            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
-        except OSError:
-            continue
-        if state != "Z":
-            found.append(f"{entry.name}: {command}")
-    return found
 
 
 def _stdio_server_started(base: Path) -> bool:
@@ -63,7 +47,7 @@ def _stdio_server_started(base: Path) -> bool:
 
 
 def _http_server_running(marker: str) -> bool:
-    return any("--http" in line for line in _processes_with(marker))
+    return any("--http" in line for line in processes_with(marker))
 
 
 def _jsonlines_hangs(pids: Path) -> bool:
@@ -189,7 +173,7 @@ def test_ctrl_c_three_times_ends_the_run_as_interrupted_in_one_line(
     assert status == pytest.ExitCode.INTERRUPTED, output[-3000:]
     assert elapsed < _EXIT_WITHIN, f"exited {elapsed:.1f} s after the signal"
     time.sleep(0.2)
-    assert _processes_with(marker) == []
+    assert processes_with(marker) == []
     assert list(temp.iterdir()) == []
     assert json.loads(results.read_text())["interrupted"] is True
 
@@ -202,7 +186,7 @@ def _stopped_cleanly(
     assert status == pytest.ExitCode.INTERRUPTED, output[-3000:]
     assert elapsed < _EXIT_WITHIN, f"exited {elapsed:.1f} s after the signal"
     time.sleep(0.2)  # let the kernel reap what was killed last
-    assert _processes_with(marker) == []
+    assert processes_with(marker) == []
     assert list(temp.iterdir()) == []
     assert [p.name for p in results.parent.iterdir()] == ["results.json"]
     written = json.loads(results.read_text())
