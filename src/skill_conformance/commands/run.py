@@ -69,6 +69,7 @@ REFUSED_OPTIONS = {
     "-c": "the suite runs on its own configuration (give -o NAME=VALUE for one setting)",
     "--config-file": "the suite runs on its own configuration (give -o NAME=VALUE for one setting)",
     "--rootdir": "the suite's test ids are relative to its own folder",
+    "--pastebin": "it would send the run's output to a web service, and pytest deprecates it",
 }
 """pytest's options that ``run`` refuses, and why: each would take the suite's own away."""
 
