@@ -21,6 +21,7 @@ from typing import Any, Generic, TypeVar
 
 from hypothesis import HealthCheck, Phase, Verbosity, example, given, seed, settings
 from hypothesis import strategies as st
+from hypothesis.configuration import set_hypothesis_home_dir
 
 from skill_conformance.port import Ability, Implementation, Unsupported
 from skill_conformance.runtime.context import ScenarioContext
@@ -158,7 +159,13 @@ def check_property(prop: Property[Any], examples: Examples, chosen_seed: int) ->
         verbosity=Verbosity.quiet,
     )(test)
     test = seed(chosen_seed)(test)
-    test()
+    # Hypothesis keeps what it caches (its character tables) in .hypothesis/ of the working
+    # directory, the user's: the scenario's own folder holds it instead.
+    set_hypothesis_home_dir(examples.root / ".hypothesis")
+    try:
+        test()
+    finally:
+        set_hypothesis_home_dir(None)
     if outcomes.unsupported is not None:
         raise outcomes.unsupported
     return outcomes.calls
