@@ -147,6 +147,19 @@ def _name(entry: dict[str, Any]) -> str | None:
     return frontmatter.get("name") if isinstance(frontmatter, dict) else None
 
 
+def _get_entry(served: ServedScenario, uri: str) -> dict[str, Any]:
+    """``skills/get`` of ``uri``: its result, which must carry a ``skill`` entry."""
+    answer = served.get(uri)
+    expect(
+        isinstance(answer, dict) and isinstance(answer.get("skill"), dict),
+        f"skills/get of {uri} gives no entry",
+        expected="a result with a 'skill' entry",
+        observed=_show(answer),
+    )
+    assert isinstance(answer, dict)
+    return answer
+
+
 def _show(answer: object, limit: int = 300) -> str:
     text = (
         f"error {answer.code}: {answer.message}" if isinstance(answer, RpcFailure) else repr(answer)
@@ -263,14 +276,7 @@ def when_lists(served: ServedScenario) -> None:
 def when_gets(served: ServedScenario, path: str) -> None:
     served.need("nested-skills")
     uri = f"skill://{path}/SKILL.md"
-    answer = served.get(uri)
-    expect(
-        isinstance(answer, dict) and isinstance(answer.get("skill"), dict),
-        f"skills/get of {uri} gives no entry",
-        expected="a result with a 'skill' entry",
-        observed=_show(answer),
-    )
-    assert isinstance(answer, dict)
+    answer = _get_entry(served, uri)
     served.current = answer["skill"]
 
 
@@ -506,14 +512,7 @@ def then_get_same(served: ServedScenario) -> None:
     for path in served.tree.skills:
         name = path.rsplit("/", 1)[-1]
         uri = str(listed[name]["uri"]) if name in listed else f"skill://{path}/SKILL.md"
-        answer = served.get(uri)
-        expect(
-            isinstance(answer, dict) and isinstance(answer.get("skill"), dict),
-            f"skills/get of {uri} gives no entry",
-            expected="a result with a 'skill' entry",
-            observed=_show(answer),
-        )
-        assert isinstance(answer, dict)
+        answer = _get_entry(served, uri)
         expect(
             "nextCursor" not in answer,
             f"skills/get of {uri} carries a cursor",
