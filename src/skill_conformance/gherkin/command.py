@@ -91,6 +91,7 @@ def _run(options: Options, stdout: TextIO, stderr: TextIO) -> int:
     if options.check:
         for change in changes:
             stdout.write(change.diff())
+        stdout.flush()  # the diff before the line that sums it up, and a closed reader seen now
         if changes:
             print(
                 f"{out_display}: {len(changes)} feature files out of date; "
