@@ -1082,4 +1082,10 @@ MUTANTS = (
         _ids(SL_FIELDS, "loading-fields-allowed-tools-forms-holds-over-its-domain"),
         extra=True,
     ),
+    Mutant(
+        _P + "DropsToolsByNamePrefixMutant",
+        STR_ISOLATION,
+        _ids(STR_ISOLATION, "registration-isolation-own-holds-over-its-domain"),
+        extra=True,
+    ),
 )

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from skill_conformance.reference import frontmatter, loader
 from skill_conformance.reference.loader import LoadResult, load_skills
+from skill_conformance.reference.manager import SkillManagerCap
 from skill_conformance.reference.skill import Skill
 from skill_conformance.reference.substitution import substitute_arguments
 from tests.mutants.base import mutant, swapping
@@ -131,3 +132,26 @@ SplitsAllowedToolsOneWayMutant = mutant(
 )
 """Splits an allowed-tools string on commas when it holds one, else on spaces: a string mixing
 the two (`read, write grep`) keeps `write grep` as one name."""
+
+
+class _DropsToolsByBareNamePrefix(SkillManagerCap):
+    """Drops, with a skill whose tool did not import, every skill whose name begins with its own."""
+
+    def _import_skill_tools(self, skill: Skill) -> None:
+        before = len(self.problems)
+        super()._import_skill_tools(skill)
+        if len(self.problems) > before:
+            for other in list(self._skill_tools):
+                if other != skill.name and other.startswith(skill.name):
+                    del self._skill_tools[other]
+            self._failing = {*getattr(self, "_failing", set()), skill.name}
+        elif any(skill.name.startswith(f) for f in getattr(self, "_failing", set())):
+            self._skill_tools.pop(skill.name, None)
+
+
+DropsToolsByNamePrefixMutant = mutant(
+    "DropsToolsByNamePrefixMutant", manager=_DropsToolsByBareNamePrefix
+)
+"""Cleans up after a tool that failed its import by dropping the tools of every skill whose name
+begins with the failing skill's (``name.startswith(skill)``, without the ``__`` that ends a
+prefix): a failure in ``pdf`` costs ``pdf-x`` its tools too."""

@@ -18,10 +18,12 @@ from hypothesis import strategies as st
 
 from skill_conformance.port import Ability
 from skill_conformance.runtime.world import DUMPER
-from skill_conformance.steps.property_runner import Examples, Property
+from skill_conformance.steps.property_runner import Examples, MachineProperty, Property
+from skill_conformance.steps.sequences import SKILL_SEQUENCES
 from skill_conformance.verdicts import Mismatch, expect
 
 __all__ = ["PROPERTIES"]
+
 
 # -- skill names ([loading.name.chars], [loading.name.length]) -----
 
@@ -563,7 +565,7 @@ REBUILD_SEQUENCES: Property[tuple[dict[str, list[str]], list[tuple[Any, ...]]]] 
 )
 
 
-PROPERTIES: Mapping[str, Property[Any]] = {
+PROPERTIES: Mapping[str, Property[Any] | MachineProperty] = {
     prop.name: prop
     for prop in (
         SKILL_NAMES,
@@ -573,6 +575,7 @@ PROPERTIES: Mapping[str, Property[Any]] = {
         WRITTEN_SKILLS,
         REBUILD_SEQUENCES,
         ALLOWED_TOOLS_FORMS,
+        SKILL_SEQUENCES,
     )
 }
 """Every property, by the name a spec's domain line gives it."""
