@@ -1088,4 +1088,10 @@ MUTANTS = (
         _ids(STR_ISOLATION, "registration-isolation-own-holds-over-its-domain"),
         extra=True,
     ),
+    Mutant(
+        _P + "ReadsPathAsUrlMutant",
+        ST_REFS,
+        _ids(ST_REFS, "tools-refs-inline-holds-over-its-domain"),
+        extra=True,
+    ),
 )

@@ -11,10 +11,12 @@ from __future__ import annotations
 import codecs
 import re
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from skill_conformance.reference import frontmatter, loader
 from skill_conformance.reference.loader import LoadResult, load_skills
 from skill_conformance.reference.manager import SkillManagerCap
+from skill_conformance.reference.references import read_reference
 from skill_conformance.reference.skill import Skill
 from skill_conformance.reference.substitution import substitute_arguments
 from tests.mutants.base import mutant, swapping
@@ -155,3 +157,12 @@ DropsToolsByNamePrefixMutant = mutant(
 """Cleans up after a tool that failed its import by dropping the tools of every skill whose name
 begins with the failing skill's (``name.startswith(skill)``, without the ``__`` that ends a
 prefix): a failure in ``pdf`` costs ``pdf-x`` its tools too."""
+
+
+def _read_as_url(skill: str, directory: Path, path: str) -> str:
+    return read_reference(skill, directory, urlsplit(path).path)
+
+
+ReadsPathAsUrlMutant = mutant("ReadsPathAsUrlMutant", reader=_read_as_url)
+"""Reads a file's path as a URL's (``urlsplit(path).path``), as readers sharing one parser for URIs
+and paths do: a file whose name holds `?` or `#` is looked for under the part before it."""

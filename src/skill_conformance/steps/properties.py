@@ -8,15 +8,17 @@ computes what the clause expects of an example from the clause's own rule, writt
 from __future__ import annotations
 
 import contextlib
+import functools
 import re
 import string
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
+from urllib.parse import quote, unquote
 
 import yaml
 from hypothesis import strategies as st
 
-from skill_conformance.port import Ability
+from skill_conformance.port import Ability, Unsupported
 from skill_conformance.runtime.world import DUMPER
 from skill_conformance.steps.property_runner import Examples, MachineProperty, Property
 from skill_conformance.steps.sequences import SKILL_SEQUENCES
@@ -565,6 +567,90 @@ REBUILD_SEQUENCES: Property[tuple[dict[str, list[str]], list[tuple[Any, ...]]]] 
 )
 
 
+# -- a skill's files by their paths ([tools.refs.inline], [tools.refs.uri], [tools.refs.read-file])
+
+_SEGMENT_CHARS = st.sampled_from("ab9-_ .%#?+&=:,;~@()[]'!$é漢")
+_READERS = (Ability.READ_FILE, Ability.SKILL_URI, Ability.INLINE_REFERENCES)
+
+
+def _plain_segment(segment: str) -> bool:
+    """A segment no decoding of which leaves its folder, nor is hidden, empty or padded."""
+    if segment.startswith(".") or segment != segment.strip() or not segment:
+        return False
+    current = segment
+    for _ in range(4):
+        if current in (".", "..") or any(c in current for c in "/\\\x00"):
+            return False
+        current = unquote(current)
+    return True
+
+
+_SEGMENTS = st.text(_SEGMENT_CHARS, min_size=1, max_size=10).filter(_plain_segment)
+_PATHS = st.lists(_SEGMENTS, min_size=1, max_size=3).map(lambda parts: "/".join(parts))
+
+
+def _reference_files(paths: Sequence[str]) -> dict[str, str]:
+    """Each path under ``references/`` with a content of its own."""
+    return {f"references/{path}": f"REF-{index}-CONTENT" for index, path in enumerate(paths)}
+
+
+def _check_reference_paths(examples: Examples, paths: Sequence[str]) -> None:
+    """Each file is read by its path, by its URI (percent-encoded once), and inline if top-level."""
+    declared = {a for a in _READERS if a not in examples.implementation.unsupported}
+    if not declared:
+        raise Unsupported("no reader of a skill's files: read-file, skill-uri, inline-references")
+    examples.needs = (examples.needs or frozenset()) | declared
+    files = _reference_files(paths)
+    with examples.fresh() as context:
+        context.world.skill("refs").files.update(files)
+        system = context.start()
+        if Ability.INLINE_REFERENCES in declared:
+            text = system.load_skill("refs")
+            top = [c for p, c in files.items() if p.count("/") == 1]
+            expect(
+                all(content in text for content in top),
+                "load_skill does not include every file directly in references/",
+                expected=f"the contents {top}",
+                observed=f"{text[:400]!r}",
+            )
+        for path, content in files.items():
+            others = [c for c in files.values() if c != content]
+            if Ability.SKILL_URI in declared:
+                uri = f"skill://refs/{quote(path, safe='/')}"
+                outcome = context.attempt(functools.partial(system.load_skill, uri))
+                expect(
+                    outcome.error is None
+                    and content in str(outcome.value)
+                    and not any(c in str(outcome.value) for c in others),
+                    f"load_skill({uri!r}) does not give that file's content alone",
+                    expected=f"a text holding {content!r} and no other file's",
+                    observed=f"{outcome.error or repr(str(outcome.value)[:300])}",
+                )
+            if Ability.READ_FILE in declared:
+                outcome = context.attempt(functools.partial(system.read_skill_file, "refs", path))
+                expect(
+                    outcome.error is None and content in str(outcome.value),
+                    f"the file {path!r} is not read by its path",
+                    expected=f"a text holding {content!r}",
+                    observed=f"{outcome.error or repr(str(outcome.value)[:300])}",
+                )
+
+
+REFERENCE_PATHS: Property[list[str]] = Property(
+    name="reference-paths",
+    strategy=st.lists(_PATHS, min_size=1, max_size=3, unique=True),
+    edges=(
+        ["a#b.md", "v1..v2.md", "q?x=1&y", "a%41.md", "deep/er/50% off.md"],
+        ["é/漢 字.md", "a:b;c,d.md", "[x](y)!.md", "~@+$'.md"],
+    ),
+    check=_check_reference_paths,
+    show=lambda paths: (
+        "a skill `refs` with the files " + ", ".join(repr(p) for p in _reference_files(paths))
+    ),
+    budget=3,
+)
+
+
 PROPERTIES: Mapping[str, Property[Any] | MachineProperty] = {
     prop.name: prop
     for prop in (
@@ -576,6 +662,7 @@ PROPERTIES: Mapping[str, Property[Any] | MachineProperty] = {
         REBUILD_SEQUENCES,
         ALLOWED_TOOLS_FORMS,
         SKILL_SEQUENCES,
+        REFERENCE_PATHS,
     )
 }
 """Every property, by the name a spec's domain line gives it."""
