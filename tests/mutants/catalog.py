@@ -1094,4 +1094,10 @@ MUTANTS = (
         _ids(ST_REFS, "tools-refs-inline-holds-over-its-domain"),
         extra=True,
     ),
+    Mutant(
+        _P + "ReadsSubSkillsMutant",
+        SL_FOLDERS,
+        _ids(SL_FOLDERS, "loading-folders-one-per-folder-holds-over-its-domain"),
+        extra=True,
+    ),
 )

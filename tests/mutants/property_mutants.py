@@ -166,3 +166,21 @@ def _read_as_url(skill: str, directory: Path, path: str) -> str:
 ReadsPathAsUrlMutant = mutant("ReadsPathAsUrlMutant", reader=_read_as_url)
 """Reads a file's path as a URL's (``urlsplit(path).path``), as readers sharing one parser for URIs
 and paths do: a file whose name holds `?` or `#` is looked for under the part before it."""
+
+
+def _with_sub_skills(skills_dir: Path) -> LoadResult:
+    result = load_skills(skills_dir)
+    for skill in list(result.skills.values()):
+        if skill.directory is None:
+            continue
+        for child in sorted(skill.directory.iterdir()):
+            if (child / loader.SKILL_FILE).is_file():
+                sub = loader.load_skill_dir(child, result.problems)
+                if sub is not None and sub.name not in result.skills:
+                    result.skills[sub.name] = sub
+    return result
+
+
+ReadsSubSkillsMutant = mutant("ReadsSubSkillsMutant", loader=_with_sub_skills)
+"""Reads each folder directly inside a skill that holds a SKILL.md as a skill of its own, as loaders
+taking a skill's subfolders for bundled sub-skills do: a template one folder down loads."""

@@ -567,6 +567,81 @@ REBUILD_SEQUENCES: Property[tuple[dict[str, list[str]], list[tuple[Any, ...]]]] 
 )
 
 
+# -- what is a skill in a skills directory ([loading.folders.one-per-folder] ...) -----
+
+_TOP_NAMES = ("alpha", "alpha-beta", "beta", "b")
+_ENTRY_KINDS = ("skill", "bare", "file", "hidden")
+
+
+@st.composite
+def _folder_entry(draw: st.DrawFn) -> tuple[str, tuple[int, ...]]:
+    """One entry of the skills directory: its kind and the depths of SKILL.md files below it."""
+    kind = draw(st.sampled_from(_ENTRY_KINDS))
+    if kind == "file":
+        return kind, ()
+    low = 1 if kind == "bare" else 0
+    depths = draw(st.lists(st.integers(min_value=1, max_value=3), min_size=low, max_size=2))
+    return kind, tuple(depths)
+
+
+def _tree(entries: Sequence[tuple[str, tuple[int, ...]]]) -> tuple[dict[str, bytes], set[str]]:
+    """The SKILL.md files (path: bytes) and plain files of ``entries``, and the skills wanted."""
+    files: dict[str, bytes] = {}
+    wanted: set[str] = set()
+    for index, (kind, depths) in enumerate(entries):
+        top = _TOP_NAMES[index]
+        folder = f".{top}" if kind == "hidden" else top
+        if kind == "file":
+            files[top] = b"Not a skill.\n"
+            continue
+        if kind in ("skill", "hidden"):
+            files[f"{folder}/SKILL.md"] = _skill_file({"name": top, "description": "Drawn."})
+            wanted |= {top} if kind == "skill" else set()
+        for inner, depth in enumerate(depths):
+            name = f"inner-{index}-{inner}"
+            path = "/".join([folder, *(f"d{level}" for level in range(depth - 1)), name])
+            files[f"{path}/SKILL.md"] = _skill_file({"name": name, "description": "Nested."})
+    return files, wanted
+
+
+def _check_folders(examples: Examples, entries: Sequence[tuple[str, tuple[int, ...]]]) -> None:
+    """Exactly the folders directly in the skills directory holding a SKILL.md are skills."""
+    if any(kind == "hidden" for kind, _ in entries):
+        if Ability.SKIPS_HIDDEN_FOLDERS in examples.implementation.unsupported:
+            entries = [(kind, d) for kind, d in entries if kind != "hidden"]
+        else:
+            examples.needs = (examples.needs or frozenset()) | {Ability.SKIPS_HIDDEN_FOLDERS}
+    files, wanted = _tree(entries)
+    with examples.fresh() as context:
+        for path, data in files.items():
+            if path.endswith("/SKILL.md"):
+                context.world.skill_file_bytes(path.removesuffix("/SKILL.md"), data)
+            else:
+                context.world.stray_file(path, data.decode())
+        listed = sorted(entry.name for entry in context.start().list_skills())
+    expect(
+        listed == sorted(wanted),
+        "the skills listed are not the folders directly in the skills directory with a SKILL.md",
+        expected=f"exactly {sorted(wanted)}",
+        observed=f"listed {listed}",
+    )
+
+
+SKILL_FOLDERS: Property[list[tuple[str, tuple[int, ...]]]] = Property(
+    name="skill-folders",
+    strategy=st.lists(_folder_entry(), min_size=1, max_size=len(_TOP_NAMES)),
+    edges=(
+        [("skill", (1, 3)), ("bare", (2,)), ("file", ()), ("hidden", (1,))],
+        [("bare", (1, 3)), ("skill", (2,)), ("skill", ()), ("skill", (1,))],
+    ),
+    check=_check_folders,
+    show=lambda entries: (
+        "the skills directory holding " + ", ".join(repr(path) for path in _tree(entries)[0])
+    ),
+    budget=3,
+)
+
+
 # -- a skill's files by their paths ([tools.refs.inline], [tools.refs.uri], [tools.refs.read-file])
 
 _SEGMENT_CHARS = st.sampled_from("ab9-_ .%#?+&=:,;~@()[]'!$é漢")
@@ -663,6 +738,7 @@ PROPERTIES: Mapping[str, Property[Any] | MachineProperty] = {
         ALLOWED_TOOLS_FORMS,
         SKILL_SEQUENCES,
         REFERENCE_PATHS,
+        SKILL_FOLDERS,
     )
 }
 """Every property, by the name a spec's domain line gives it."""
