@@ -154,7 +154,7 @@ Feature: skill-loading
 
     @id:a-skills-directory-shall-yield-one-skill-per-direct-subfolder-holding-a-skill-md.loading-folders-one-per-folder-holds-over-its-domain @clause:loading.folders.one-per-folder @clause:loading.folders.not-skills @clause:loading.folders.nested @property:skill-folders
     Scenario: [loading.folders.one-per-folder] holds over its domain
-      Domain: one to four entries directly in the skills directory, whose names hold one another (`alpha`, `alpha-beta`, `beta`, `b`), each a skill folder, a folder without a `SKILL.md`, a plain file or (with `skips-hidden-folders`) a hidden folder holding a `SKILL.md`, each folder holding up to two more `SKILL.md` files one to three folders further down; edges: a `SKILL.md` one and three folders down inside a skill, two down inside a folder without one, a plain file and a hidden folder beside them
+      Domain: one to four entries directly in the skills directory, whose names hold one another (`alpha`, `alpha-beta`, `beta`, `b`), each a skill folder, a folder without a `SKILL.md`, a plain file, a hidden folder holding a `SKILL.md` (with `skips-hidden-folders`), or a folder whose `SKILL.md` is refused: a named pipe, a folder, bytes that are not UTF-8, a sparse file of 1 MiB and one byte (with `size-limits`), the hostile kinds combined in one directory, each folder holding up to two more `SKILL.md` files one to three folders further down; edges: a `SKILL.md` one and three folders down inside a skill, two down inside a folder without one, a plain file and a hidden folder beside them, a pipe, a file not UTF-8 and an oversized file beside a skill
 
       Given the domain of `loading.folders.one-per-folder`
       When the property `skill-folders` is checked over generated examples

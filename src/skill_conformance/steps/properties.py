@@ -570,14 +570,21 @@ REBUILD_SEQUENCES: Property[tuple[dict[str, list[str]], list[tuple[Any, ...]]]] 
 # -- what is a skill in a skills directory ([loading.folders.one-per-folder] ...) -----
 
 _TOP_NAMES = ("alpha", "alpha-beta", "beta", "b")
-_ENTRY_KINDS = ("skill", "bare", "file", "hidden")
+_ENTRY_KINDS = ("skill", "bare", "file", "hidden", "pipe", "folder", "not-utf-8", "oversized")
+"""``pipe``, ``folder``, ``not-utf-8`` and ``oversized``: a folder whose SKILL.md is a named pipe,
+a folder, bytes that are not UTF-8, or a sparse file of 1 MiB and one byte; refused all."""
+_OVERSIZED = 1024 * 1024 + 1
+_HOSTILE = {
+    "hidden": Ability.SKIPS_HIDDEN_FOLDERS,
+    "oversized": Ability.SIZE_LIMITS,
+}
 
 
 @st.composite
 def _folder_entry(draw: st.DrawFn) -> tuple[str, tuple[int, ...]]:
     """One entry of the skills directory: its kind and the depths of SKILL.md files below it."""
     kind = draw(st.sampled_from(_ENTRY_KINDS))
-    if kind == "file":
+    if kind in ("file", "pipe", "folder", "oversized"):
         return kind, ()
     low = 1 if kind == "bare" else 0
     depths = draw(st.lists(st.integers(min_value=1, max_value=3), min_size=low, max_size=2))
@@ -594,6 +601,12 @@ def _tree(entries: Sequence[tuple[str, tuple[int, ...]]]) -> tuple[dict[str, byt
         if kind == "file":
             files[top] = b"Not a skill.\n"
             continue
+        if kind in ("pipe", "folder", "oversized"):
+            files[f"{top}/SKILL.md"] = kind.encode()
+            continue
+        if kind == "not-utf-8":
+            bad = _skill_file({"name": top, "description": "Bad QQ."})
+            files[f"{top}/SKILL.md"] = bad.replace(b"QQ", b"\xff\xfe")
         if kind in ("skill", "hidden"):
             files[f"{folder}/SKILL.md"] = _skill_file({"name": top, "description": "Drawn."})
             wanted |= {top} if kind == "skill" else set()
@@ -606,18 +619,25 @@ def _tree(entries: Sequence[tuple[str, tuple[int, ...]]]) -> tuple[dict[str, byt
 
 def _check_folders(examples: Examples, entries: Sequence[tuple[str, tuple[int, ...]]]) -> None:
     """Exactly the folders directly in the skills directory holding a SKILL.md are skills."""
-    if any(kind == "hidden" for kind, _ in entries):
-        if Ability.SKIPS_HIDDEN_FOLDERS in examples.implementation.unsupported:
-            entries = [(kind, d) for kind, d in entries if kind != "hidden"]
-        else:
-            examples.needs = (examples.needs or frozenset()) | {Ability.SKIPS_HIDDEN_FOLDERS}
+    lacking = {k for k, a in _HOSTILE.items() if a in examples.implementation.unsupported}
+    entries = [(kind, depths) for kind, depths in entries if kind not in lacking]
+    used = {_HOSTILE[kind] for kind, _ in entries if kind in _HOSTILE}
+    examples.needs = (examples.needs or frozenset()) | used
     files, wanted = _tree(entries)
     with examples.fresh() as context:
+        world = context.world
         for path, data in files.items():
-            if path.endswith("/SKILL.md"):
-                context.world.skill_file_bytes(path.removesuffix("/SKILL.md"), data)
+            folder = path.removesuffix("/SKILL.md")
+            if not path.endswith("/SKILL.md"):
+                world.stray_file(path, data.decode())
+            elif data == b"pipe":
+                world.skill_file_pipe(folder)
+            elif data == b"folder":
+                world.skill_file_folder(folder)
+            elif data == b"oversized":
+                world.skill_file_sparse(folder, _OVERSIZED)
             else:
-                context.world.stray_file(path, data.decode())
+                world.skill_file_bytes(folder, data)
         listed = sorted(entry.name for entry in context.start().list_skills())
     expect(
         listed == sorted(wanted),
@@ -633,6 +653,8 @@ SKILL_FOLDERS: Property[list[tuple[str, tuple[int, ...]]]] = Property(
     edges=(
         [("skill", (1, 3)), ("bare", (2,)), ("file", ()), ("hidden", (1,))],
         [("bare", (1, 3)), ("skill", (2,)), ("skill", ()), ("skill", (1,))],
+        [("pipe", ()), ("not-utf-8", (1,)), ("skill", ()), ("oversized", ())],
+        [("folder", ()), ("skill", ())],
     ),
     check=_check_folders,
     show=lambda entries: (
