@@ -426,5 +426,5 @@ _EDGE: list[tuple[str, Mapping[str, Any]]] = [
 entered across a rebuild."""
 
 SKILL_SEQUENCES = MachineProperty(
-    name="skill-sequences", build=_machine, budget=2, steps=8, edges=(_EDGE,)
+    name="skill-sequences", build=_machine, budget=3, steps=8, edges=(_EDGE,)
 )
