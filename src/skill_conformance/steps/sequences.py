@@ -11,7 +11,8 @@ and of those the system last built from; after every step the invariants are che
 - no MCP server process outlives an exit, a rebuild (those of the replaced manager) or the close;
 - every skill the last build refused is named in ``problems()``, at most once per build.
 
-Rules draw only what the abilities the implementation declares allow: without ``mcp`` no skill
+Rules draw only what the abilities the implementation declares allow: without ``python-tools``
+no skill declares a Python tool, without ``mcp`` no skill
 declares a server, without ``allowed-tools`` none restricts its tools, without ``lifecycle`` the
 manager is never entered, without ``pool-rebuild`` nothing is rebuilt, without ``problems`` the
 problems are not read.
@@ -47,6 +48,7 @@ OPTIONAL = frozenset(
         Ability.PROBLEMS,
         Ability.ERROR_KINDS,
         Ability.POOL_REBUILD,
+        Ability.PYTHON_TOOLS,
     }
 )
 """Abilities the rules use when the implementation declares them, and leave alone otherwise."""
@@ -93,11 +95,14 @@ class Written:
 def _within(written: Written, declared: set[Ability], version: int) -> Written:
     """``written`` with what the abilities ``declared`` do not allow left out (an edge's)."""
     mcp = Ability.MCP in declared
+    python = Ability.PYTHON_TOOLS in declared
+    lacking = {"server"} if not mcp else set()
+    lacking |= {"tool"} if not python else set()
     return Written(
-        functions=written.functions,
+        functions=written.functions if python else (),
         allowed=written.allowed if Ability.ALLOWED_TOOLS in declared else None,
         server=written.server and mcp,
-        broken=None if written.broken == "server" and not mcp else written.broken,
+        broken=None if written.broken in lacking else written.broken,
         version=version,
     )
 
@@ -255,7 +260,10 @@ def _machine(examples: Examples, sequences: Sequences) -> type[RuleBasedStateMac
 
         @initialize(skills=st.dictionaries(st.sampled_from(SKILLS), written, max_size=3))
         def begin(self, skills: dict[str, Written]) -> None:
-            shown = "; ".join(f"{s}: {w.shown()}" for s, w in skills.items()) or "no skill"
+            shown = (
+                "; ".join(f"{s}: {_within(w, declared, 0).shown()}" for s, w in skills.items())
+                or "no skill"
+            )
 
             def action(context: ScenarioContext) -> None:
                 for skill, skill_written in skills.items():
@@ -271,7 +279,7 @@ def _machine(examples: Examples, sequences: Sequences) -> type[RuleBasedStateMac
                 self.write(context, skill, skill_written)
                 self.check(context)
 
-            self.step(f"write {skill}: {skill_written.shown()}", action)
+            self.step(f"write {skill}: {_within(skill_written, declared, 0).shown()}", action)
 
         @rule(skill=st.sampled_from(SKILLS))
         def remove(self, skill: str) -> None:
