@@ -26,7 +26,8 @@ Feature: mcp-skills
   request log. Those scenarios are selected only for an implementation that declares the host
   ability; for every other skill system they are left out of the run, as the server profile is, so
   that a host written before the extension exists is neither failed nor given a column of
-  *not applicable* for it.
+  *not applicable* for it. The official suite's client scenarios judge a host by the reads it sends
+  alone, and no host clause here is mapped to one of their checks.
 
   Not asserted here: of the host's obligations, the frontmatter checks, origin-bound reads of
   supporting files, approvals a user gives (the suite gives none, and checks only that nothing takes

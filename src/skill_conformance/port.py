@@ -242,7 +242,9 @@ class McpChild:
     """A non-skill child that is an MCP server.
 
     Its tools are offered unprefixed; the skills it offers (as MCP resources) are remote skills
-    whose source is ``label``.
+    whose source is ``label``. In the host profile's scenarios it is the suite's skills server,
+    which declares MCP's Skills Extension: a host (:data:`MCP_SKILLS_HOST`) takes its skills
+    through ``skills/list`` and ``skills/get`` instead.
     """
 
     label: str
