@@ -11,6 +11,7 @@ offered, its problems.
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -181,8 +182,10 @@ def then_asked_uri(conformance: ScenarioContext, label: str, uri: str) -> None:
 def then_not_listed(conformance: ScenarioContext, name: str) -> None:
     assert conformance.listing is not None, "list_skills was not called"
     listed = [entry.name for entry in conformance.listing]
+    # However the host qualifies a name (``hub/inner``, ``inner@hub``), ``name`` stays a word of it.
+    word = re.compile(rf"(?<![a-z0-9-]){re.escape(name)}(?![a-z0-9-])")
     expect(
-        not any(entry == name or entry.endswith((f"/{name}", f":{name}")) for entry in listed),
+        not any(word.search(entry) for entry in listed),
         f"list_skills offers {name!r} as a skill",
         expected=f"no entry naming {name!r}",
         observed=f"list_skills lists {sorted(listed)}",
