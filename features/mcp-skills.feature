@@ -359,6 +359,7 @@ Feature: mcp-skills
     Scenario: A nested skill allowing a tool takes no effect without approval
       Given a skills server `hub` serving the skills `outer`
       And the skills server `hub` serves the skill `inner` nested in `outer`, allowing only the tool `load_skill`
+      And a tool `deploy` that belongs to no skill
       When the agent's tools are listed
       And `list_skills` is called
       Then no listed skill is `inner`

@@ -1122,4 +1122,10 @@ MUTANTS = (
         _ids(HOST_CHECK, "a-nested-skill-allowing-a-tool-takes-no-effect-without-approval"),
         extra=True,
     ),
+    Mutant(
+        _S + "GrantsNestedAllowedToolsMutant",
+        HOST_CHECK,
+        _ids(HOST_CHECK, "a-nested-skill-allowing-a-tool-takes-no-effect-without-approval"),
+        extra=True,
+    ),
 )
