@@ -19,6 +19,7 @@ import yaml
 from hypothesis import strategies as st
 
 from skill_conformance.port import Ability, Unsupported
+from skill_conformance.runtime.blocking import ImplementationHang
 from skill_conformance.runtime.world import DUMPER
 from skill_conformance.steps.property_runner import Examples, MachineProperty, Property
 from skill_conformance.steps.sequences import SKILL_SEQUENCES
@@ -624,6 +625,23 @@ def _check_folders(examples: Examples, entries: Sequence[tuple[str, tuple[int, .
     used = {_HOSTILE[kind] for kind, _ in entries if kind in _HOSTILE}
     examples.needs = (examples.needs or frozenset()) | used
     files, wanted = _tree(entries)
+    try:
+        listed = _list_folders(examples, files)
+    except ImplementationHang as hang:  # a pipe's SKILL.md blocking the start or the close
+        raise Mismatch(
+            "reading the skills directory did not finish, though it must not block",
+            expected=f"{hang.operation}() to finish within {hang.timeout:g} s",
+            observed=str(hang),
+        ) from None
+    expect(
+        listed == sorted(wanted),
+        "the skills listed are not the folders directly in the skills directory with a SKILL.md",
+        expected=f"exactly {sorted(wanted)}",
+        observed=f"listed {listed}",
+    )
+
+
+def _list_folders(examples: Examples, files: Mapping[str, bytes]) -> list[str]:
     with examples.fresh() as context:
         world = context.world
         for path, data in files.items():
@@ -638,13 +656,7 @@ def _check_folders(examples: Examples, entries: Sequence[tuple[str, tuple[int, .
                 world.skill_file_sparse(folder, _OVERSIZED)
             else:
                 world.skill_file_bytes(folder, data)
-        listed = sorted(entry.name for entry in context.start().list_skills())
-    expect(
-        listed == sorted(wanted),
-        "the skills listed are not the folders directly in the skills directory with a SKILL.md",
-        expected=f"exactly {sorted(wanted)}",
-        observed=f"listed {listed}",
-    )
+        return context.bounded(lambda: sorted(e.name for e in context.start().list_skills()))
 
 
 SKILL_FOLDERS: Property[list[tuple[str, tuple[int, ...]]]] = Property(
