@@ -267,3 +267,35 @@ def test_a_server_writing_an_endless_line_costs_the_host_a_bounded_memory(
         peaks[do] = hosted["peak_kib"]
     grown = (peaks["huge-line"] - peaks["exits"]) / 1024
     assert grown < 24, f"the host grew {grown:.0f} MiB more with the 300 MB line: {peaks}"
+
+
+async def test_a_tool_module_closing_the_host_streams_costs_only_its_tool(
+    skills_dir: Path, make_skill: Any, server_entry: Any, tmp_path: Path, monkeypatch: Any
+) -> None:
+    """Its tool is reported and skipped; the healthy skill's tool and MCP tool are still offered."""
+    (tmp_path / "sc_closes_streams.py").write_text(
+        "import sys\nsys.stdin.close()\nsys.stdout.close()\nsys.stderr.close()\n"
+        "def probe():\n    return 'probed'\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    before = (sys.stdin, sys.stdout, sys.stderr)
+    make_skill("closer", tools=[{"import_path": "sc_closes_streams:probe"}])
+    make_skill("healthy", tools=[{"import_path": "json:loads"}])
+    make_skill("alpha", mcp_servers={"first": server_entry("first")})
+    try:
+        manager = SkillManagerCap(load_skills(skills_dir).skills.values())
+        with anyio.fail_after(30):
+            async with manager:
+                run = await agent_run([manager], ("alpha__mcp__echo", {"text": "hi"}))
+        streams = (sys.stdin, sys.stdout, sys.stderr)
+        closed = [stream for stream in streams if stream.closed]
+    finally:
+        sys.stdin, sys.stdout, sys.stderr = before  # on the old code: keep pytest going
+        sys.modules.pop("sc_closes_streams", None)
+    assert run.result == "first:echo:hi"
+    assert run.offered[0] == ["alpha__mcp__echo", "healthy__tool__loads"]
+    assert streams == before
+    assert closed == []
+    assert len(manager.problems) == 1, manager.problems
+    assert "'closer'" in manager.problems[0]
+    assert "closed or replaced sys.stdin" in manager.problems[0]
