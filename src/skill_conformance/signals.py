@@ -108,6 +108,12 @@ def finish() -> None:
     if _state["owned"] and _main_thread():
         for signum in _SIGNALS:
             signal.signal(signum, signal.SIG_IGN)  # runs ignore() for any pending first
+        # CPython ends a ``python -m`` process by SIGINT, whatever its exit status, once a
+        # KeyboardInterrupt has ended any string run by exec or eval, caught or not (dataclasses
+        # and namedtuple build their methods so: a Ctrl-C landing there, then reported on one
+        # line, ended the command killed by the signal). Running a string that ends well clears
+        # that mark (CPython 3.11 to 3.13 alike).
+        exec("")
 
 
 def settled() -> bool:

@@ -119,3 +119,30 @@ def test_a_real_interrupt_while_waiting_is_not_swallowed(module_dir: Path) -> No
     with pytest.raises(KeyboardInterrupt):
         import_tool(f"{name}:tool", timeout=10)
     timer.join()
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="found by trying the import in a fork")
+@pytest.mark.parametrize(
+    "taking",
+    [
+        "sys.stdin.close(); sys.stdout.close(); sys.stderr.close()",
+        "sys.stdout = None",
+        "sys.stderr = open(os.devnull, 'w')",
+    ],
+)
+def test_a_module_that_takes_the_host_streams_at_import_is_refused_and_they_survive(
+    module_dir: Path, taking: str
+) -> None:
+    """Closed or replaced in the host, they would be every other skill's and server's too."""
+    before = (sys.stdin, sys.stdout, sys.stderr)
+    name = _module(module_dir, f"import os, sys\n{taking}")
+    try:
+        with pytest.raises(ToolImportError, match=f"'{name}'.*closed or replaced sys.stdin"):
+            import_tool(f"{name}:tool", timeout=10)
+        after = (sys.stdin, sys.stdout, sys.stderr)
+        closed = [stream for stream in after if stream is not None and stream.closed]
+    finally:
+        sys.stdin, sys.stdout, sys.stderr = before  # on the old code: keep pytest going
+    assert after == before
+    assert closed == []
+    assert name not in sys.modules

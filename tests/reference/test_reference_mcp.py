@@ -86,16 +86,17 @@ def test_the_shim_builds_the_client_of_this_pydantic_ai() -> None:
     try:
         from pydantic_ai.mcp import MCPServerStdio
     except ImportError:
-        from fastmcp.client.transports import StdioTransport
+        from fastmcp.client.transports import ClientTransport
         from pydantic_ai.mcp import MCPToolset
 
         assert isinstance(server.toolset, MCPToolset)
         transport = server.toolset.client.transport
-        assert isinstance(transport, StdioTransport)
-        assert transport.keep_alive is False, "the process must stop when the toolset is exited"
+        assert isinstance(transport, ClientTransport)
+        assert type(transport).__name__ == "BoundedStdioTransport"  # reads within bounds
         assert transport.env == {"A": "1"}
     else:
         assert isinstance(server.toolset, MCPServerStdio)
+        assert type(server.toolset).__name__ == "BoundedMCPServerStdio"
         assert server.toolset.env == {"A": "1"}
     assert server.toolset.id == "s"
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -10,7 +11,7 @@ from typing import Any
 
 import anyio
 import pytest
-from reference_helpers import agent_run
+from reference_helpers import agent_run, write_skill
 
 from skill_conformance.reference.loader import load_skills
 from skill_conformance.reference.manager import SkillManagerCap
@@ -195,3 +196,106 @@ async def test_a_server_that_misbehaves_after_starting_is_given_up_once_and_repo
     with anyio.fail_after(10):
         while any(pid_alive(int(pid)) for pid in pids.read_text().split()):
             await anyio.sleep(0.05)
+
+
+@pytest.mark.parametrize(
+    ("do", "why"),
+    [("huge-line", "it wrote a line of over"), ("not-mcp", "it does not speak MCP on its stdout")],
+)
+async def test_a_server_writing_what_is_not_mcp_is_given_up_at_once_not_at_the_bound(
+    skills_dir: Path, make_skill: Any, server_entry: Any, tmp_path: Path, do: str, why: str
+) -> None:
+    """One line of 300 MB, or text before any JSON-RPC message: given up when it is read.
+
+    Not when the handshake's or the listing's bound (60 s here) runs out, and nothing of it is
+    kept: the healthy skills' tools are offered and callable at once; one problem line says why;
+    the server is stopped.
+    """
+    pids = tmp_path / "pids"
+    command = [str(_MISBEHAVES), "--do", do, "--pids", str(pids)]
+    make_skill("odd", mcp_servers={"peer": {"command": sys.executable, "args": command}})
+    make_skill("alpha", mcp_servers={"first": server_entry("first")})
+    make_skill("healthy", tools=[{"import_path": "json:loads"}])
+    manager = SkillManagerCap(load_skills(skills_dir).skills.values(), startup_timeout=60.0)
+    with anyio.fail_after(30):
+        async with manager:
+            for _ in range(2):
+                run = await agent_run([manager], ("alpha__mcp__echo", {"text": "hi"}))
+                assert run.result == "first:echo:hi"
+                assert run.offered[0] == ["alpha__mcp__echo", "healthy__tool__loads"]
+    assert len(manager.problems) == 1, manager.problems
+    assert "'peer'" in manager.problems[0]
+    assert why in manager.problems[0]
+    with anyio.fail_after(10):
+        while any(pid_alive(int(pid)) for pid in pids.read_text().split()):
+            await anyio.sleep(0.05)
+
+
+def _host_peak(skills_dir: Path) -> dict[str, Any]:
+    script = Path(__file__).resolve().parents[1] / "misbehaving" / "mcp_host_peak.py"
+    done = subprocess.run(
+        [sys.executable, str(script), str(skills_dir)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    return dict(json.loads(done.stdout.splitlines()[-1]))
+
+
+def test_a_server_writing_an_endless_line_costs_the_host_a_bounded_memory(
+    tmp_path: Path,
+) -> None:
+    """The host's peak with a server writing one 300 MB line, against one that exits at once.
+
+    What the host holds of the line is bounded by the longest line it reads (16 MiB), so the peak
+    differs from the other host's by less than half as much again (the SDK's own reader held the
+    line as it came, slowed only by joining each chunk to it, and read on after the server was
+    given up: 45 MiB more over the two runs, at a load of 10 on 2 cores; now 18 MiB).
+    """
+    peaks = {}
+    for do in ("exits", "huge-line"):
+        skills = tmp_path / do
+        command = [str(_MISBEHAVES), "--do", do]
+        write_skill(
+            skills, "odd", mcp_servers={"peer": {"command": sys.executable, "args": command}}
+        )
+        write_skill(skills, "healthy", tools=[{"import_path": "json:loads"}])
+        hosted = _host_peak(skills)
+        assert hosted["offered"] == [["healthy__tool__loads"]] * 2, hosted
+        assert [p for p in hosted["problems"] if "'peer'" in p], hosted
+        peaks[do] = hosted["peak_kib"]
+    grown = (peaks["huge-line"] - peaks["exits"]) / 1024
+    assert grown < 24, f"the host grew {grown:.0f} MiB more with the 300 MB line: {peaks}"
+
+
+async def test_a_tool_module_closing_the_host_streams_costs_only_its_tool(
+    skills_dir: Path, make_skill: Any, server_entry: Any, tmp_path: Path, monkeypatch: Any
+) -> None:
+    """Its tool is reported and skipped; the healthy skill's tool and MCP tool are still offered."""
+    (tmp_path / "sc_closes_streams.py").write_text(
+        "import sys\nsys.stdin.close()\nsys.stdout.close()\nsys.stderr.close()\n"
+        "def probe():\n    return 'probed'\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    before = (sys.stdin, sys.stdout, sys.stderr)
+    make_skill("closer", tools=[{"import_path": "sc_closes_streams:probe"}])
+    make_skill("healthy", tools=[{"import_path": "json:loads"}])
+    make_skill("alpha", mcp_servers={"first": server_entry("first")})
+    try:
+        manager = SkillManagerCap(load_skills(skills_dir).skills.values())
+        with anyio.fail_after(30):
+            async with manager:
+                run = await agent_run([manager], ("alpha__mcp__echo", {"text": "hi"}))
+        streams = (sys.stdin, sys.stdout, sys.stderr)
+        closed = [stream for stream in streams if stream.closed]
+    finally:
+        sys.stdin, sys.stdout, sys.stderr = before  # on the old code: keep pytest going
+        sys.modules.pop("sc_closes_streams", None)
+    assert run.result == "first:echo:hi"
+    assert run.offered[0] == ["alpha__mcp__echo", "healthy__tool__loads"]
+    assert streams == before
+    assert closed == []
+    assert len(manager.problems) == 1, manager.problems
+    assert "'closer'" in manager.problems[0]
+    assert "closed or replaced sys.stdin" in manager.problems[0]

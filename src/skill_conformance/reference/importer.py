@@ -4,9 +4,11 @@ A tool module is someone else's code run at import time. Where fork exists (Linu
 first import is tried in a child process first: a fork of the host, so the module finds there what
 it would find in the host, and only the child ends if the module ends its process (``os._exit``,
 a signal it sends itself, a crashing C extension), which nothing in the host's own process could
-survive. Such a module is refused and never imported by the host. The price: the module's import
-runs twice (its side effects too, if it has any) after a fork of a few milliseconds; a module
-already imported is not tried again.
+survive. Such a module is refused and never imported by the host, and so is one that closes or
+replaces ``sys.stdin``, ``sys.stdout`` or ``sys.stderr`` (the host's, which every other skill and
+server shares; the host's thread puts back any it replaces, where there is no fork). The price:
+the module's import runs twice (its side effects too, if it has any) after a fork of a few
+milliseconds; a module already imported is not tried again.
 
 The import in the host runs in a daemon thread of its own. Each is waited for at most ``timeout``
 seconds:
@@ -46,6 +48,11 @@ IMPORT_TIMEOUT = 5.0
 
 _IMPORTED = b"i"
 """What the child trying an import writes once the import is over, raised or not."""
+
+_TOOK_STREAMS = b"s"
+"""What it writes instead if the import closed or replaced ``sys.stdin``, ``stdout``, ``stderr``."""
+
+_STREAMS = ("stdin", "stdout", "stderr")
 
 
 class _GivenUp:
@@ -117,7 +124,8 @@ def _try_in_child(module_name: str, import_path: str, timeout: float) -> None:
     os.close(writable)
     try:
         ready, _, _ = select.select([readable], [], [], timeout)
-        imported = bool(ready) and os.read(readable, 1) == _IMPORTED
+        said = os.read(readable, 1) if ready else b""
+        imported = said in (_IMPORTED, _TOOK_STREAMS)
         if not ready:  # never left running: it holds copies of the host's pipes
             os.kill(pid, signal.SIGKILL)
     except BaseException:  # interrupted while waiting: leave no child behind
@@ -137,6 +145,11 @@ def _try_in_child(module_name: str, import_path: str, timeout: float) -> None:
             f"importing {module_name!r} for {import_path!r} ended the process importing it"
             f" ({_ending(status)}); never imported by the host"
         )
+    if said == _TOOK_STREAMS:
+        raise ToolImportError(
+            f"importing {module_name!r} for {import_path!r} closed or replaced sys.stdin, stdout"
+            " or stderr, which are the host's; never imported by the host"
+        )
 
 
 def _reap(pid: int) -> int | None:
@@ -154,11 +167,13 @@ def _child(module_name: str, readable: int, writable: int) -> None:  # pragma: n
         null = os.open(os.devnull, os.O_RDWR)
         for fd in (0, 1, 2):  # nothing the module prints reaches the host's own streams
             os.dup2(null, fd)
-        sys.stdin = sys.stdout = sys.stderr = open(os.devnull, "r+")  # noqa: SIM115
+        streams = open(os.devnull, "r+")  # noqa: SIM115
+        sys.stdin = sys.stdout = sys.stderr = streams
         faulthandler.disable()  # a module that crashes says nothing on the host's own streams
         with contextlib.suppress(BaseException):
             importlib.import_module(module_name)  # what it raises, the host's import reports
-        os.write(writable, _IMPORTED)
+        kept = not streams.closed and all(getattr(sys, name) is streams for name in _STREAMS)
+        os.write(writable, _IMPORTED if kept else _TOOK_STREAMS)
     finally:
         os._exit(0)
 
@@ -186,12 +201,16 @@ def _import_in_thread(module_name: str, import_path: str, timeout: float) -> Any
     outcome: dict[str, Any] = {}
     done = threading.Event()
 
+    streams = {name: getattr(sys, name) for name in _STREAMS}
+
     def run() -> None:
         try:
             outcome["module"] = importlib.import_module(module_name)
         except BaseException as error:
             outcome["error"] = error
         finally:
+            for name, stream in streams.items():  # one it replaced anyway (no fork to try it)
+                setattr(sys, name, stream)
             done.set()
 
     # The thread's name only shows in debuggers and thread dumps.

@@ -10,14 +10,18 @@ this module: loading the implementation pays for it, once, rather than its first
 
 from __future__ import annotations
 
+import functools
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Protocol, cast
 
 import pydantic_ai.mcp
 from pydantic_ai.toolsets import AbstractToolset
+
+from skill_conformance.reference.stdio import ReadStream, WriteStream, bounded_stdio_client
 
 __all__ = ["STARTUP_TIMEOUT", "McpResourceInfo", "McpServer", "http_server", "stdio_server"]
 
@@ -135,19 +139,15 @@ def stdio_server(
 
     """
     environment = dict(env) if env else None
-    # pragma: no mutate start
-    toolset = _legacy_toolset(
-        "MCPServerStdio", command, list(args), env=environment, id=id, timeout=timeout
-    )
-    # pragma: no mutate end
-    if toolset is None:
-        from fastmcp.client.transports import StdioTransport
+    legacy = _legacy("MCPServerStdio")
+    if legacy is not None:  # pragma: no mutate (1.x: `make conformance-oldest` runs it)
+        toolset = _quietly(
+            _bounded_legacy(legacy), command, list(args), env=environment, id=id, timeout=timeout
+        )
+    else:
         from pydantic_ai.mcp import MCPToolset
 
-        # keep_alive defaults to True in FastMCP, which would outlive the toolset's exit.
-        transport = StdioTransport(
-            command=command, args=list(args), env=environment, keep_alive=False
-        )
+        transport = _bounded_transport()(command, list(args), environment)
         toolset = MCPToolset(transport, id=id, init_timeout=timeout, read_timeout=timeout)
     return McpServer(toolset, label)
 
@@ -189,9 +189,51 @@ def _legacy_toolset(class_name: str, *args: Any, **kwargs: Any) -> AbstractTools
     legacy = _legacy(class_name)
     if legacy is None:
         return None
+    return _quietly(legacy, *args, **kwargs)
+
+
+def _quietly(legacy: Any, *args: Any, **kwargs: Any) -> AbstractToolset[Any]:
+    """``legacy(*args, **kwargs)``, without the deprecation warning 1.x's late releases give."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
         return cast(AbstractToolset[Any], legacy(*args, **kwargs))
+
+
+@functools.cache
+def _bounded_legacy(base: type[Any]) -> type[Any]:  # pragma: no cover - 1.x only
+    """pydantic-ai 1.x's ``MCPServerStdio`` reading its server through the bounded stdio client."""
+
+    class BoundedMCPServerStdio(base):  # type: ignore[misc]
+        @asynccontextmanager
+        async def client_streams(self) -> AsyncIterator[tuple[ReadStream, WriteStream]]:
+            async with bounded_stdio_client(self.command, self.args, self.env) as streams:
+                yield streams
+
+    return BoundedMCPServerStdio
+
+
+@functools.cache
+def _bounded_transport() -> type[Any]:
+    """A FastMCP client transport (pydantic-ai 2.x) over the bounded stdio client."""
+    from fastmcp.client.transports import ClientTransport
+    from mcp import ClientSession
+
+    class BoundedStdioTransport(ClientTransport):
+        def __init__(self, command: str, args: list[str], env: dict[str, str] | None) -> None:
+            self.command, self.args, self.env = command, args, env
+
+        @asynccontextmanager
+        async def connect_session(self, **session_kwargs: Any) -> AsyncIterator[ClientSession]:
+            async with (
+                bounded_stdio_client(self.command, self.args, self.env) as (read, write),
+                ClientSession(read, write, **session_kwargs) as session,
+            ):
+                yield session
+
+        def __repr__(self) -> str:
+            return f"<BoundedStdioTransport(command={self.command!r}, args={self.args!r})>"
+
+    return BoundedStdioTransport
 
 
 def _legacy(name: str) -> Any:

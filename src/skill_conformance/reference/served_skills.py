@@ -25,8 +25,7 @@ from contextlib import asynccontextmanager
 from typing import Any, cast
 
 import anyio
-from mcp import ClientSession, StdioServerParameters, types
-from mcp.client.stdio import stdio_client
+from mcp import ClientSession, types
 from mcp.shared.exceptions import McpError
 
 from skill_conformance.reference.capabilities import McpServerCap
@@ -34,6 +33,7 @@ from skill_conformance.reference.errors import SecurityError, SkillNotFoundError
 from skill_conformance.reference.mcp_client import STARTUP_TIMEOUT, McpServer
 from skill_conformance.reference.resources import SkillEntry
 from skill_conformance.reference.skill import Skill
+from skill_conformance.reference.stdio import bounded_stdio_client
 
 __all__ = ["EXTENSION", "ServedSkillsCap"]
 
@@ -77,8 +77,10 @@ class ServedSkillsCap(McpServerCap):
     @asynccontextmanager
     async def _session(self) -> AsyncIterator[ClientSession]:
         command, args, env = self._command
-        parameters = StdioServerParameters(command=command, args=list(args), env=dict(env) or None)
-        async with stdio_client(parameters) as (read, write), ClientSession(read, write) as session:
+        async with (
+            bounded_stdio_client(command, list(args), dict(env) or None) as (read, write),
+            ClientSession(read, write) as session,
+        ):
             with anyio.fail_after(self._timeout):
                 result = await session.initialize()
             capabilities = result.capabilities.model_dump(by_alias=True)
