@@ -32,7 +32,10 @@ Feature: skill-loading
     [loading.folders.linked] A symbolic link directly inside the skills directory that leads to a folder
     holding a `SKILL.md` SHALL be read as one skill, wherever the link leads; the skill's folder is then
     the folder the link leads to, whose `SKILL.md` and files are read there and only there: a link
-    inside it that leads out of that folder is refused as in any skill. Whoever can put a link in the
+    inside it that leads out of that folder is refused as in any skill. [loading.folders.linked-name] The
+    name such a skill declares SHALL be compared with the link's name, under which the skills directory
+    holds the skill, whatever the folder it leads to is called: installers link a skill under its name
+    to a folder named after a release or a checkout. Whoever can put a link in the
     skills directory could as well have put the folder there. The format says nothing of links, so a
     loader that does not follow a linked skill folder is not wrong by the format: following one is
     needed only of implementations that do (`linked-skill-folders`);
@@ -91,6 +94,22 @@ Feature: skill-loading
       When `list_skills` is called
       Then the listed skill names are exactly `healthy` and `linked`
       And the listed skill `linked` has the description `Installed by a link.`
+      And the skill `linked` loads with the text `Body of linked.`
+      And the skill `healthy` still loads
+
+    @id:a-skills-directory-shall-yield-one-skill-per-direct-subfolder-holding-a-skill-md.a-skill-folder-linked-to-a-folder-of-another-name-loads-under-the-link-s-name @added-by:skill-conformance @needs:symlinks @needs:linked-skill-folders @clause:loading.folders.linked-name @clause:loading.folders.linked-others
+    Scenario: A skill folder linked to a folder of another name loads under the link's name
+      Given a skill `healthy`
+      And a skill folder `linked` that is a symbolic link to a folder `linked-2.1.0` outside the skills directory whose `SKILL.md` reads
+        """
+        ---
+        name: linked
+        description: Installed by a link to a release folder.
+        ---
+        Body of linked.
+        """
+      When `list_skills` is called
+      Then the listed skill names are exactly `healthy` and `linked`
       And the skill `linked` loads with the text `Body of linked.`
       And the skill `healthy` still loads
 
@@ -845,6 +864,25 @@ Feature: skill-loading
       When `list_skills` is called
       Then the listed skill names are exactly `complete` and `healthy`
       And the skill `complete` loads with the text `Body of complete.`
+      And the skill `healthy` still loads
+
+    @id:the-format-s-optional-fields-and-unknown-fields-shall-not-keep-a-skill-from-loading.allowed-tools-written-as-a-list-keeps-its-skill-loading @added-by:skill-conformance @clause:loading.fields.optional @clause:loading.fields.allowed-tools-forms
+    Scenario: allowed-tools written as a list keeps its skill loading
+      Given a skill `healthy`
+      And a skill folder `listed` whose `SKILL.md` reads
+        """
+        ---
+        name: listed
+        description: Allows tools by a list.
+        allowed-tools:
+          - Read
+          - Grep
+        ---
+        Body of listed.
+        """
+      When `list_skills` is called
+      Then the listed skill names are exactly `healthy` and `listed`
+      And the skill `listed` loads with the text `Body of listed.`
       And the skill `healthy` still loads
 
     @id:the-format-s-optional-fields-and-unknown-fields-shall-not-keep-a-skill-from-loading.an-unknown-field-does-not-keep-a-skill-from-loading @added-by:skill-conformance @clause:loading.fields.unknown

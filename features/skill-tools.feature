@@ -297,11 +297,11 @@ Feature: skill-tools
       When `load_skill` is called with `skill://my-skill/references/guide.md`
       Then the text contains `GUIDE-CONTENT`
 
-    @id:load-skill-shall-load-reference-files.a-reference-read-by-uri-is-that-file-alone @added-by:skill-conformance @needs:skill-uri @clause:tools.refs.uri
-    Scenario: A reference read by URI is that file alone
+    @id:load-skill-shall-load-reference-files.a-reference-read-by-uri-or-by-the-file-reader-is-that-file-alone @added-by:skill-conformance @needs:skill-uri/read-file @clause:tools.refs.uri @clause:tools.refs.read-file
+    Scenario: A reference read by URI or by the file reader is that file alone
       Given a skill `my-skill` whose instructions are `See the guide.`
       And the skill `my-skill` has the reference file `references/guide.md` containing `GUIDE-CONTENT`
-      When `load_skill` is called with `skill://my-skill/references/guide.md`
+      When the reference `references/guide.md` of the skill `my-skill` is read by URI or by the skill's file reader
       Then the text contains `GUIDE-CONTENT`
       And the text does not contain `See the guide.`
 
@@ -444,8 +444,9 @@ Feature: skill-tools
     writes to is such a reference), and [tools.bounds.no-host-path] no error SHALL reveal a path of the
     host outside the skills directory (paths inside it are the catalogue's own: the format shows the
     model every skill's location). [tools.bounds.bare-load] Such a reference SHALL NOT make a
-    bare-name `load_skill` of its skill fail: the skill's instructions and its other references SHALL
-    still be returned. [tools.bounds.inside-links] A symbolic link whose target, relative or absolute,
+    bare-name `load_skill` of its skill fail: the skill's instructions SHALL still be returned and its
+    other references still served, in the loaded text where the implementation includes them there,
+    else by the reader that serves skill files to an agent. [tools.bounds.inside-links] A symbolic link whose target, relative or absolute,
     stays inside the skill's directory SHALL be followed, however the skills directory itself is reached
     (through a symbolic link to it, say). [tools.bounds.no-outside-names] What is refused SHALL NOT be
     listed either: a reference folder, or a folder among the references, that is a link leading out of
@@ -483,14 +484,14 @@ Feature: skill-tools
       Then the call fails with a not-found, security or invalid-config error
       And no result or error reveals a host path
 
-    @id:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded.a-looping-reference-does-not-stop-a-bare-name-load-of-its-skill @added-by:skill-conformance @needs:symlinks @needs:inline-references @clause:tools.bounds.bare-load
+    @id:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded.a-looping-reference-does-not-stop-a-bare-name-load-of-its-skill @added-by:skill-conformance @needs:symlinks @needs:inline-references/read-file @clause:tools.bounds.bare-load
     Scenario: A looping reference does not stop a bare-name load of its skill
       Given a skill `my-skill` whose instructions are `See the guide.`
       And the skill `my-skill` has the reference file `references/guide.md` containing `GUIDE-CONTENT`
       And the skill `my-skill` has the reference `references/loop.md` linking to `loop.md`
       When `load_skill` is called with `my-skill`
       Then the text contains `See the guide.`
-      And the text contains `GUIDE-CONTENT`
+      And the reference `references/guide.md` of the skill `my-skill` holds `GUIDE-CONTENT`, in the loaded text or through the skill's file reader
       And no result or error reveals a host path
 
     @id:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded.an-oversized-reference-is-not-read-whole @added-by:skill-conformance @needs:skill-uri @needs:error-kinds @clause:tools.bounds.size @clause:tools.bounds.error-kinds @clause:tools.bounds.no-host-path
@@ -509,14 +510,14 @@ Feature: skill-tools
       Then the call fails with a not-found, security or invalid-config error
       And no result or error reveals a host path
 
-    @id:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded.a-named-pipe-among-the-references-does-not-stop-a-bare-name-load-of-its-skill @added-by:skill-conformance @needs:inline-references @clause:tools.bounds.bare-load
+    @id:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded.a-named-pipe-among-the-references-does-not-stop-a-bare-name-load-of-its-skill @added-by:skill-conformance @needs:inline-references/read-file @clause:tools.bounds.bare-load
     Scenario: A named pipe among the references does not stop a bare-name load of its skill
       Given a skill `my-skill` whose instructions are `See the guide.`
       And the skill `my-skill` has the reference file `references/guide.md` containing `GUIDE-CONTENT`
       And the skill `my-skill` has the reference `references/pipe.md` that is a named pipe
       When `load_skill` is called with `my-skill`, which must finish without blocking
       Then the text contains `See the guide.`
-      And the text contains `GUIDE-CONTENT`
+      And the reference `references/guide.md` of the skill `my-skill` holds `GUIDE-CONTENT`, in the loaded text or through the skill's file reader
       And no result or error reveals a host path
 
     @id:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded.named-pipes-among-a-skill-s-files-stop-neither-start-up-nor-the-skill @added-by:skill-conformance @clause:tools.bounds.bare-load @clause:tools.bounds.error-kinds
@@ -566,12 +567,13 @@ Feature: skill-tools
       When the file `references/up.md` of the skill `my-skill` is read
       Then the text contains `GUIDE-CONTENT`
 
-    @id:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded.a-reference-path-holding-a-nul-byte-gives-an-error-never-a-crash @added-by:skill-conformance @needs:skill-uri @needs:error-kinds @clause:tools.bounds.error-kinds @clause:tools.bounds.no-host-path
+    @id:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded.a-reference-path-holding-a-nul-byte-gives-an-error-never-a-crash @added-by:skill-conformance @needs:skill-uri/read-file @clause:tools.bounds.error-kinds @clause:tools.bounds.no-host-path
     Scenario: A reference path holding a NUL byte gives an error, never a crash
       Given a skill `my-skill`
       And the skill `my-skill` has the reference file `references/guide.md` containing `GUIDE-CONTENT`
-      When `load_skill` is called with `skill://my-skill/references/guide.md%00.txt`
-      Then the call fails with a not-found, security or invalid-config error
+      When the reference `references/guide.md` followed by a NUL byte and `.txt` of the skill `my-skill` is read by URI or by the skill's file reader
+      Then the call is refused, with a not-found, security or invalid-config error where the implementation names kinds, else by a result the agent's run goes on from
+      And no result or error contains `GUIDE-CONTENT`
       And no result or error reveals a host path
 
     @id:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded.a-reference-name-too-long-for-the-file-system-gives-an-error-never-a-crash @added-by:skill-conformance @needs:skill-uri @needs:error-kinds @clause:tools.bounds.error-kinds @clause:tools.bounds.no-host-path

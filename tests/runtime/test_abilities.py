@@ -18,12 +18,27 @@ from pathlib import Path
 import pytest
 
 from skill_conformance.adapters.reference import ReferenceImplementation
-from skill_conformance.port import Ability, AgentPath, ErrorKind, McpChild, Scope, ServerCommand
-from skill_conformance.runtime.abilities import UntaggedAbility, operation_needs, world_needs
-from skill_conformance.runtime.context import ScenarioContext
+from skill_conformance.port import (
+    Ability,
+    AgentPath,
+    ErrorKind,
+    McpChild,
+    Scope,
+    ServerCommand,
+    SkillSystemError,
+)
+from skill_conformance.runtime.abilities import (
+    EITHER_OF,
+    UntaggedAbility,
+    either_tag,
+    operation_needs,
+    world_needs,
+)
+from skill_conformance.runtime.context import Outcome, ScenarioContext
 from skill_conformance.runtime.production import production_warnings
 from skill_conformance.runtime.run import missing_abilities
 from skill_conformance.runtime.world import World
+from skill_conformance.verdicts import Mismatch
 
 A = Ability
 
@@ -81,6 +96,43 @@ def test_every_lacking_ability_is_named_with_its_reason() -> None:
     needs = frozenset({A.PYTHON_TOOLS, A.MCP, A.ARGUMENTS})
     assert missing_abilities(needs, unsupported) == "mcp: no MCP client; python-tools: no tools"
     assert missing_abilities(frozenset({A.ARGUMENTS}), unsupported) is None
+
+
+def test_an_either_of_need_is_lacking_only_when_every_one_of_its_abilities_is() -> None:
+    readers = frozenset({A.SKILL_URI, A.READ_FILE})
+    no_uri = {A.SKILL_URI: "no URIs", A.MCP: "no MCP client"}
+    assert missing_abilities((readers,), no_uri) is None
+    assert missing_abilities((readers, frozenset({A.MCP})), no_uri) == "mcp: no MCP client"
+    neither = {**no_uri, A.READ_FILE: "no reader"}
+    assert missing_abilities((readers,), neither) == "skill-uri: no URIs; read-file: no reader"
+    assert readers in EITHER_OF
+    assert either_tag(readers) == "skill-uri/read-file"
+
+
+def test_a_refusal_is_judged_by_its_kind_only_where_the_implementation_names_kinds(
+    tmp_path: Path,
+) -> None:
+    kindless_implementation = ReferenceImplementation()
+    kindless_implementation.unsupported = {A.ERROR_KINDS: "errors carry no kind"}
+    unclassified = Outcome(error=SkillSystemError(ErrorKind.UNCLASSIFIED, "no such file"))
+    ended = Outcome(error=SkillSystemError(ErrorKind.RUN_ENDED, "ValueError: embedded null byte"))
+    kindless = ScenarioContext(
+        kindless_implementation, World(tmp_path / "a"), timeout=30, needs=frozenset()
+    )
+    kindless.outcome = unclassified
+    kindless.expect_refusal(ErrorKind.NOT_FOUND, ErrorKind.SECURITY)
+    kindless.outcome = Outcome(value='{"error": "not found"}')
+    kindless.expect_refusal(ErrorKind.NOT_FOUND)
+    kindless.outcome = ended
+    with pytest.raises(Mismatch, match="ended the agent's run"):
+        kindless.expect_refusal(ErrorKind.NOT_FOUND)
+    named = _context(tmp_path / "b", frozenset())
+    named.outcome = unclassified
+    with pytest.raises(Mismatch, match="another kind"):
+        named.expect_refusal(ErrorKind.NOT_FOUND, ErrorKind.SECURITY)
+    named.outcome = Outcome(value="GUIDE-CONTENT")
+    with pytest.raises(Mismatch, match="did not fail"):
+        named.expect_refusal(ErrorKind.NOT_FOUND)
 
 
 def _context(tmp_path: Path, needs: frozenset[Ability] | None) -> ScenarioContext:

@@ -15,7 +15,15 @@ from skill_conformance.errors import ConformanceError
 from skill_conformance.port import Ability, AgentPath, McpChild, ToolsChild
 from skill_conformance.runtime.world import World
 
-__all__ = ["OPERATION_NEEDS", "UntaggedAbility", "operation_needs", "world_needs"]
+__all__ = [
+    "EITHER_OF",
+    "EITHER_SEPARATOR",
+    "OPERATION_NEEDS",
+    "UntaggedAbility",
+    "either_tag",
+    "operation_needs",
+    "world_needs",
+]
 
 SKILL_URI_SCHEME = "skill://"
 
@@ -30,6 +38,23 @@ OPERATION_NEEDS: Mapping[str, frozenset[Ability]] = {
     "problems": frozenset({Ability.PROBLEMS}),
 }
 """Operations that need abilities whatever their arguments; the others need none of their own."""
+
+EITHER_OF: tuple[frozenset[Ability], ...] = (
+    frozenset({Ability.SKILL_URI, Ability.READ_FILE}),
+    frozenset({Ability.INLINE_REFERENCES, Ability.READ_FILE}),
+)
+"""The either-of needs a scenario may name, as ``@needs:skill-uri/read-file``: an obligation
+every implementation owes, checked through whichever of these surfaces the implementation
+offers (a reference read by ``skill://`` or by the skill's file reader). The scenario is not
+applicable only where the implementation lacks them all."""
+
+EITHER_SEPARATOR = "/"
+
+
+def either_tag(group: frozenset[Ability]) -> str:
+    """The tag value of an either-of need: its abilities in declaration order, ``/`` between."""
+    return EITHER_SEPARATOR.join(ability.value for ability in Ability if ability in group)
+
 
 _PATHS: Mapping[AgentPath, Ability] = {
     AgentPath.CHILD_SESSION: Ability.CHILD_SESSION,

@@ -239,8 +239,30 @@ class ScenarioContext:
     def expect_error(self, kind: ErrorKind, *alternatives: ErrorKind) -> SkillSystemError:
         """The error of the last call, which must have failed with ``kind`` (or an alternative)."""
         self.uses(Ability.ERROR_KINDS, f"it expects a {kind} error")
+        return self._error_of((kind, *alternatives))
+
+    def expect_refusal(self, kind: ErrorKind, *alternatives: ErrorKind) -> None:
+        """The last call was refused in a way the agent can continue from.
+
+        With an error of ``kind`` (or an alternative) where the implementation names the kinds
+        of its errors (:attr:`Ability.ERROR_KINDS`). Where it does not, a refusal is whatever its
+        adapter reports short of a run it ended: an unclassified error, or a result the model
+        reads (a tool answering with its refusal as text, as many do).
+        """
+        if Ability.ERROR_KINDS not in self.implementation.unsupported:
+            self._error_of((kind, *alternatives))
+            return
+        error = self.last_outcome().error
+        expect(
+            error is None or error.kind != ErrorKind.RUN_ENDED,
+            "the refusal ended the agent's run",
+            expected="a result or a tool error the model can act on (the implementation names "
+            "no kinds of error)",
+            observed=f"{error}",
+        )
+
+    def _error_of(self, kinds: tuple[ErrorKind, ...]) -> SkillSystemError:
         outcome = self.last_outcome()
-        kinds = (kind, *alternatives)
         names = [str(k) for k in kinds]
         listed = f"{', '.join(names[:-1])} or {names[-1]}" if len(names) > 1 else names[0]
         wanted = f"a {listed} error"

@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterable
 
 from skill_conformance.port import Ability
+from skill_conformance.runtime.abilities import EITHER_OF, either_tag
 
 __all__ = ["MARKERS", "registered_names", "unknown_markers"]
 
@@ -24,6 +25,12 @@ MARKERS = (
         f"needs:{ability.value}: a scenario that needs the ability {ability.value}; not "
         "applicable where the implementation declares it lacks it"
         for ability in Ability
+    ),
+    *(
+        f"needs:{either_tag(group)}: a scenario that needs one of the abilities "
+        f"{', '.join(sorted(a.value for a in group))}; not applicable where the implementation "
+        "lacks them all"
+        for group in EITHER_OF
     ),
 )
 """The lines registered in pytest's ``markers``: every tag family, every ability a tag needs."""

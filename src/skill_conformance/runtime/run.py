@@ -31,6 +31,7 @@ from skill_conformance.port import (
     cannot_drive,
     hosts_mcp_skills,
 )
+from skill_conformance.runtime.abilities import EITHER_OF, EITHER_SEPARATOR
 from skill_conformance.runtime.context import ScenarioContext
 from skill_conformance.runtime.environment import environment
 from skill_conformance.runtime.interrupts import raise_on_sigterm
@@ -251,11 +252,11 @@ class ConformanceRun:
         if undriven is not None:
             _compat.steps_not_run(item)
             self.reporting.cannot_drive(item, undriven)
-        needs = scenario_needs(item)
+        needs = scenario_alternatives(item)
         if not needs:
             return
         unsupported = dict(self.implementation.unsupported)
-        if Ability.SYMLINKS in needs and not _can_symlink():
+        if any(Ability.SYMLINKS in group for group in needs) and not _can_symlink():
             unsupported.setdefault(Ability.SYMLINKS, "this platform cannot create symbolic links")
         reason = missing_abilities(needs, unsupported)
         if reason is not None:
@@ -335,25 +336,54 @@ def scenario_info(item: pytest.Item) -> ScenarioInfo | None:
 
 
 def scenario_needs(item: pytest.Item) -> frozenset[Ability]:
-    """The abilities a scenario's ``@needs`` tags name; an unknown one fails the scenario."""
-    needs = set()
-    for need in spec_tags(item).get("needs", []):
-        try:
-            needs.add(Ability(need))
-        except ValueError:
-            pytest.fail(f"scenario needs unknown ability {need!r}", pytrace=False)
+    """Every ability a scenario's ``@needs`` tags name, one of an either-of need included.
+
+    These are the abilities the scenario may rely on; :func:`scenario_alternatives` says which
+    of them it can do without. An unknown ability, or an either-of need the suite does not
+    know (:data:`EITHER_OF`), fails the scenario.
+    """
+    needs: set[Ability] = set()
+    for group in scenario_alternatives(item):
+        needs |= group
     return frozenset(needs)
 
 
-def missing_abilities(needs: frozenset[Ability], unsupported: Mapping[Ability, str]) -> str | None:
+def scenario_alternatives(item: pytest.Item) -> tuple[frozenset[Ability], ...]:
+    """A scenario's needs, each the set of abilities of which one suffices (one for most)."""
+    groups: list[frozenset[Ability]] = []
+    for need in spec_tags(item).get("needs", []):
+        try:
+            group = frozenset(Ability(name) for name in need.split(EITHER_SEPARATOR))
+        except ValueError:
+            pytest.fail(f"scenario needs unknown ability {need!r}", pytrace=False)
+        if len(group) > 1 and group not in EITHER_OF:
+            pytest.fail(f"scenario needs an unknown either-of {need!r}", pytrace=False)
+        groups.append(group)
+    return tuple(groups)
+
+
+def missing_abilities(
+    needs: frozenset[Ability] | tuple[frozenset[Ability], ...], unsupported: Mapping[Ability, str]
+) -> str | None:
     """Why a scenario needing ``needs`` is not applicable: every lacking ability, with its reason.
 
-    ``None`` when nothing it needs is lacking.
+    ``needs`` is a set of abilities each needed, or needs each of which is met by any one of its
+    abilities (:func:`scenario_alternatives`). ``None`` when nothing it needs is lacking.
     """
-    lacking = [ability for ability in Ability if ability in needs and ability in unsupported]
+    groups = (
+        tuple(frozenset({ability}) for ability in needs) if isinstance(needs, frozenset) else needs
+    )
+    lacking = {
+        ability
+        for group in groups
+        if all(ability in unsupported for ability in group)
+        for ability in group
+    }
     if not lacking:
         return None
-    return "; ".join(f"{ability.value}: {unsupported[ability]}" for ability in lacking)
+    return "; ".join(
+        f"{ability.value}: {unsupported[ability]}" for ability in Ability if ability in lacking
+    )
 
 
 def _can_symlink() -> bool:

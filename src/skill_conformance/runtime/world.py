@@ -376,9 +376,12 @@ class World:
         path.symlink_to(target)
         return path
 
-    def linked_skill_folder(self, folder: str, data: bytes) -> Path:
-        """Make ``folder`` a link to an outside folder whose ``SKILL.md`` holds ``data``."""
-        target = self.root / "linked-skills" / folder
+    def linked_skill_folder(self, folder: str, data: bytes, target_name: str | None = None) -> Path:
+        """Make ``folder`` a link to an outside folder whose ``SKILL.md`` holds ``data``.
+
+        The folder linked to is named ``target_name``, or ``folder`` as installers name it.
+        """
+        target = self.root / "linked-skills" / (target_name or folder)
         target.mkdir(parents=True)
         (target / "SKILL.md").write_bytes(data)
         self._written.add(folder)

@@ -326,6 +326,22 @@ def then_fails_with(conformance: ScenarioContext, kind: str) -> None:
     conformance.expect_error(*kinds)
 
 
+@then(
+    step(
+        "the call is refused, with a {kind:v} error where the implementation names kinds,"
+        " else by a result the agent's run goes on from"
+    )
+)
+def then_refused(conformance: ScenarioContext, kind: str) -> None:
+    """A refusal the agent continues from: of the kinds named where the implementation names any.
+
+    No ``@needs:error-kinds``: an implementation whose errors carry no kind is held to the
+    refusal alone (an unclassified error, or its refusal as a result), never to a run it ended.
+    What the refusal must not hold is for the scenario's other steps to say.
+    """
+    conformance.expect_refusal(*[ErrorKind(name) for name in re.split(r", | or ", kind)])
+
+
 @then(step("the call fails with a {kind:v} error naming `{name:v}`"))
 def then_fails_naming(conformance: ScenarioContext, kind: str, name: str) -> None:
     """As ``the call fails with a ... error``, and its message holds ``name``."""

@@ -301,6 +301,18 @@ def given_linked_skill_folder(conformance: ScenarioContext, folder: str, docstri
     conformance.world.linked_skill_folder(folder, _text(docstring))
 
 
+@given(
+    step(
+        "a skill folder `{folder:v}` that is a symbolic link to a folder `{target:v}` outside the"
+        " skills directory whose `SKILL.md` reads"
+    )
+)
+def given_linked_skill_folder_named(
+    conformance: ScenarioContext, folder: str, target: str, docstring: str
+) -> None:
+    conformance.world.linked_skill_folder(folder, _text(docstring), target_name=target)
+
+
 @given(step("a file `{name:v}` directly in the skills directory"))
 def given_stray_file(conformance: ScenarioContext, name: str) -> None:
     conformance.world.stray_file(name)

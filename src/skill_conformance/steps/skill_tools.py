@@ -8,12 +8,12 @@ from contextlib import contextmanager
 
 from pytest_bdd import given, then, when
 
-from skill_conformance.port import Ability, ErrorKind, SkillListing
+from skill_conformance.port import Ability, ErrorKind, SkillListing, SkillSystemError
 from skill_conformance.runtime.context import ScenarioContext
 from skill_conformance.runtime.descriptors import open_descriptors
 from skill_conformance.runtime.memory import GrowthBound, PeakGrowth
 from skill_conformance.steps._parsing import step
-from skill_conformance.verdicts import expect
+from skill_conformance.verdicts import Mismatch, expect
 
 
 @given(step("the skill `{skill:v}` has the reference file `{path:v}` containing `{text:v}`"))
@@ -199,6 +199,67 @@ def _memory_bound(limit: int, what: str) -> Iterator[None]:
             observed=f"MemoryError raised {bound.memory_errors} times, with the process bounded "
             f"to {bound_mib} MiB more than before the call",
         )
+
+
+_BY_URI_OR_READER = "by URI or by the skill's file reader"
+
+
+@when(step("the reference `{path:v}` of the skill `{skill:v}` is read " + _BY_URI_OR_READER))
+@when(
+    step(
+        "the reference `{path:v}` followed by a NUL byte and `{suffix:v}` of the skill"
+        " `{skill:v}` is read " + _BY_URI_OR_READER
+    )
+)
+def when_reference_read(
+    conformance: ScenarioContext, path: str, skill: str, suffix: str = ""
+) -> None:
+    """Read one of a skill's files through ``skill://`` where offered, else its file reader.
+
+    The scenario needs ``skill-uri/read-file``: the obligation is every reader's, so it is
+    checked through whichever the implementation offers. ``suffix`` follows a NUL byte, written
+    ``%00`` in the URI and as the byte itself in a path.
+    """
+    if Ability.SKILL_URI not in conformance.implementation.unsupported:
+        uri = f"skill://{skill}/{path}" + (f"%00{suffix}" if suffix else "")
+        when_load_skill(conformance, uri)
+    else:
+        when_file_read(conformance, path + (f"\x00{suffix}" if suffix else ""), skill)
+
+
+@then(
+    step(
+        "the reference `{path:v}` of the skill `{skill:v}` holds `{text:v}`, in the loaded text"
+        " or through the skill's file reader"
+    )
+)
+def then_reference_holds(conformance: ScenarioContext, path: str, skill: str, text: str) -> None:
+    """A reference still served beside the skill: inline where the implementation inlines them.
+
+    The scenario needs ``inline-references/read-file``. Read through the file reader, the read
+    is not the scenario's outcome: what later steps judge stays the load's.
+    """
+    if Ability.INLINE_REFERENCES not in conformance.implementation.unsupported:
+        conformance.uses(Ability.INLINE_REFERENCES, f"the loaded text must hold {text!r}")
+        then_text_contains(conformance, text)
+        return
+    outcome = conformance.last_outcome()
+    try:
+        read = conformance.bounded(lambda: conformance.start().read_skill_file(skill, path))
+    except SkillSystemError as error:
+        raise Mismatch(
+            f"the skill's file reader refused {path!r}",
+            expected=f"the text of {path!r}, holding {text!r}",
+            observed=str(error),
+        ) from None
+    finally:
+        conformance.outcome = outcome
+    expect(
+        text in read,
+        f"{text!r} is not in what the reader gave for {path!r}",
+        expected=f"a text containing {text!r}",
+        observed=repr(read),
+    )
 
 
 @when(step("the file of the skill `{skill:v}` at the absolute path of `{name:v}` is read"))
