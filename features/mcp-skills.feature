@@ -19,9 +19,19 @@ Feature: mcp-skills
   against the files, `skills/get` of a skill the listing leaves out, traversal and links out of a
   skill, and the bytes of files that are not text.
 
-  Not asserted here: the host's obligations (loading a skill from its URI alone, verification of
-  digests, sizes and frontmatter, per-origin names without silent shadowing, approval before
-  `allowed-tools` or a nested skill takes effect, origin-bound reads, the disk cache); the `ttlMs`,
+  The host's side is a second profile (`@profile:mcp-host`): a skill system that declares itself a
+  host of the extension is given, as a child, the suite's own skills server (which serves per the
+  extension, logs every request it receives and misbehaves on cue), and is judged by what its model
+  is offered and given through `list_skills` and `load_skill`, by its problems, and by the server's
+  request log. Those scenarios are selected only for an implementation that declares the host
+  ability; for every other skill system they are left out of the run, as the server profile is, so
+  that a host written before the extension exists is neither failed nor given a column of
+  *not applicable* for it. The official suite's client scenarios judge a host by the reads it sends
+  alone, and no host clause here is mapped to one of their checks.
+
+  Not asserted here: of the host's obligations, the frontmatter checks, origin-bound reads of
+  supporting files, approvals a user gives (the suite gives none, and checks only that nothing takes
+  effect without one) and the disk cache; of the server's, the `ttlMs`,
   `cacheScope` and `resultType` fields, which the text defines from base protocol `2026-07-28` on
   (the suite's client negotiates an earlier revision, on which those fields are undefined); which
   skills a partial listing leaves out (a listing MAY be partial, so a skill missing from it is not
@@ -280,3 +290,78 @@ Feature: mcp-skills
       When the suite connects to the server
       Then the directory read of `templates/invoice.md` of `pdf-processing` fails with the error -32602
       And the directory read of `nothing-here` of `pdf-processing` fails with the error -32602
+
+  @requirement:a-host-shall-take-served-skills-from-skills-list-and-load-any-of-them-by-its-uri-alone @delta:baseline
+  Rule: A host SHALL take served skills from skills/list and load any of them by its URI alone
+    [mcpskills.host.discovery] A host connected to a server declaring the extension SHALL take that
+    server's skills from `skills/list`, and SHALL NOT take a resource for a skill because of its
+    scheme or because the server lists it among its resources: a `skill://…/SKILL.md` resource that
+    `skills/list` does not give is not a skill the host offers its model. [mcpskills.host.uri-alone]
+    \Given the URI of a served skill's `SKILL.md`, listed or not, the host SHALL load that skill from
+    the URI alone (the skill's path is the URI without `/SKILL.md`, its name the path's last segment)
+    by asking the server for it (`skills/get` or `resources/read` of that URI), a partial listing and
+    a skill below a prefix included. [mcpskills.host.origin-names] A host SHALL name each served
+    skill so that no local skill and no other server's skill shadows it: when a served skill has a
+    local skill's name, `list_skills` SHALL list both, each under a name that `load_skill` loads, and
+    each name SHALL load its own skill's instructions.
+
+    How a host tells its model which server a skill comes from (a prefix, a source field, the URI) is
+    its own choice; the scenarios load each listed name and look only at what comes back.
+
+    @id:a-host-shall-take-served-skills-from-skills-list-and-load-any-of-them-by-its-uri-alone.served-skills-come-from-skills-list-not-from-the-resource-list @added-by:skill-conformance @profile:mcp-host @needs:mcp @clause:mcpskills.host.discovery
+    Scenario: Served skills come from skills/list, not from the resource list
+      Given a skills server `hub` serving the skills `git-workflow`
+      And the skills server `hub` also lists the resource `skill://decoy/SKILL.md`, which is no skill
+      When `list_skills` is called
+      Then the listed skill names include `git-workflow`
+      And no listed skill is `decoy`
+      And the skills server `hub` was asked `skills/list`
+
+    @id:a-host-shall-take-served-skills-from-skills-list-and-load-any-of-them-by-its-uri-alone.a-skill-left-out-of-a-partial-listing-is-loaded-from-its-uri-alone @added-by:skill-conformance @profile:mcp-host @needs:mcp @needs:skill-uri @clause:mcpskills.host.uri-alone
+    Scenario: A skill left out of a partial listing is loaded from its URI alone
+      Given a skills server `hub` serving the skills `git-workflow`
+      And the skills server `hub` serves the skill `refunds` below the folders `acme/billing` with the instructions `Refund within 30 days.`
+      And the skills server `hub` leaves `acme/billing/refunds` out of its listing
+      When `load_skill` is called with `skill://acme/billing/refunds/SKILL.md`
+      Then the text contains `Refund within 30 days.`
+      And the skills server `hub` was asked for `skill://acme/billing/refunds/SKILL.md`
+
+    @id:a-host-shall-take-served-skills-from-skills-list-and-load-any-of-them-by-its-uri-alone.a-served-skill-with-a-local-skill-s-name-is-listed-and-loaded-beside-it @added-by:skill-conformance @profile:mcp-host @needs:mcp @clause:mcpskills.host.origin-names
+    Scenario: A served skill with a local skill's name is listed and loaded beside it
+      Given a skill `shared` whose instructions are `Local instructions.`
+      And a skills server `hub` serving the skills `git-workflow`
+      And the skills server `hub` serves the skill `shared` with the instructions `Served instructions.`
+      When `list_skills` is called
+      Then the listed names loading `Local instructions.` and `Served instructions.` are two different names
+
+  @requirement:a-host-shall-verify-a-served-skill-before-its-model-gets-it-and-activate-no-nested-skill-unasked @delta:baseline
+  Rule: A host SHALL verify a served skill before its model gets it and activate no nested skill unasked
+    [mcpskills.host.digest] A host SHALL check the bytes it reads of a served skill's `SKILL.md`
+    against the digest and size the skill's entry gives; when they differ, the host SHALL refuse that
+    skill (its model gets none of the bytes read), report the refusal as one problem line naming the
+    skill's URI, and go on serving the other skills. [mcpskills.host.nested] A skill nested in
+    another served skill is supporting content of the enclosing skill: without an approval the host
+    SHALL NOT offer it to its model as a skill of its own (neither listed nor loaded as a skill), and
+    its `allowed-tools` SHALL NOT change the tools the model is offered. The suite gives no approval,
+    so a host that asks for one is judged as one that was refused it.
+
+    @id:a-host-shall-verify-a-served-skill-before-its-model-gets-it-and-activate-no-nested-skill-unasked.a-file-whose-bytes-differ-from-its-digest-is-refused-and-reported-on-one-line @added-by:skill-conformance @profile:mcp-host @needs:mcp @needs:problems @needs:skill-uri @clause:mcpskills.host.digest
+    Scenario: A file whose bytes differ from its digest is refused and reported on one line
+      Given a skills server `hub` serving the skills `git-workflow` and `tampered`
+      And the skills server `hub` serves `tampered` with bytes its digest does not match
+      When `load_skill` is called with `skill://tampered/SKILL.md`
+      Then no result or error contains `Tampered instructions`
+      And exactly one problem names `tampered/SKILL.md`
+      And every problem is one line of at most 1000 characters
+      And `load_skill` of `skill://git-workflow/SKILL.md` gives `Instructions of git-workflow.`
+
+    @id:a-host-shall-verify-a-served-skill-before-its-model-gets-it-and-activate-no-nested-skill-unasked.a-nested-skill-allowing-a-tool-takes-no-effect-without-approval @added-by:skill-conformance @profile:mcp-host @needs:mcp @needs:skill-uri @clause:mcpskills.host.nested
+    Scenario: A nested skill allowing a tool takes no effect without approval
+      Given a skills server `hub` serving the skills `outer`
+      And the skills server `hub` serves the skill `inner` nested in `outer`, allowing only the tool `load_skill`
+      And a tool `deploy` that belongs to no skill
+      When the agent's tools are listed
+      And `list_skills` is called
+      Then no listed skill is `inner`
+      And `load_skill` of `skill://outer/inner/SKILL.md` gives no text containing `Instructions of inner.`
+      And the agent is offered the same tools as before

@@ -31,6 +31,7 @@ from typing import Protocol, runtime_checkable
 
 __all__ = [
     "CANNOT_DRIVE",
+    "MCP_SKILLS_HOST",
     "PROBLEM_FORM",
     "SKILL_TOOLS",
     "Ability",
@@ -50,6 +51,7 @@ __all__ = [
     "ToolsChild",
     "Unsupported",
     "cannot_drive",
+    "hosts_mcp_skills",
     "skill_tool_names",
 ]
 
@@ -240,7 +242,9 @@ class McpChild:
     """A non-skill child that is an MCP server.
 
     Its tools are offered unprefixed; the skills it offers (as MCP resources) are remote skills
-    whose source is ``label``.
+    whose source is ``label``. In the host profile's scenarios it is the suite's skills server,
+    which declares MCP's Skills Extension: a host (:data:`MCP_SKILLS_HOST`) takes its skills
+    through ``skills/list`` and ``skills/get`` instead.
     """
 
     label: str
@@ -444,6 +448,19 @@ def cannot_drive(implementation: object) -> str | None:
     """Why the adapter of ``implementation`` cannot drive it at all, or ``None`` if it can."""
     reason = getattr(implementation, CANNOT_DRIVE, None)
     return reason if isinstance(reason, str) and reason else None
+
+
+MCP_SKILLS_HOST = "mcp_skills_host"
+"""The optional attribute by which an :class:`Implementation` declares itself a host of MCP's
+Skills Extension (``True``): a skill system that takes skills from the MCP servers it is given as
+children (:class:`McpChild`) through ``skills/list`` and ``skills/get``. Only then does a run
+include the host profile's scenarios (``@profile:mcp-host``); an implementation without the
+attribute is not judged by them at all."""
+
+
+def hosts_mcp_skills(implementation: object) -> bool:
+    """Whether ``implementation`` declares itself a host of MCP's Skills Extension."""
+    return getattr(implementation, MCP_SKILLS_HOST, False) is True
 
 
 SKILL_TOOLS = "skill_tools"

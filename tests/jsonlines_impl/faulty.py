@@ -7,7 +7,7 @@
 It answers ``hello`` (declaring MCP unsupported) and every other op with an empty success, until
 op ``--at``, where it does what ``--do`` says. With ``--pids`` it appends its own pid, and that of
 a child process it starts (a ``sleep``, standing in for an MCP server), to FILE, so a test can
-check that neither outlives the run.
+check that neither outlives the run; ``hang`` then touches ``FILE.hanging`` when it starts to hang.
 
 The hostile ones: ``endless`` writes a line that never ends (at most 512 MiB, then hangs);
 ``grandchild`` starts a ``sleep`` in a session of its own that holds stdout and stderr, records
@@ -104,6 +104,8 @@ def main() -> None:
         elif op == options.at and options.do == "exit":
             sys.exit(0)
         elif op == options.at and options.do == "hang":
+            if options.pids:  # the moment it hangs, for a test that must signal only then
+                Path(options.pids + ".hanging").touch()
             time.sleep(3600)
             continue
         elif op == options.at and options.do == "garbage":

@@ -28,6 +28,7 @@ from skill_conformance.reference.manager import SkillManagerCap
 from skill_conformance.reference.pool import ManagerFactory, SkillPool
 from skill_conformance.reference.references import read_reference
 from skill_conformance.reference.registry import ExtensionRegistry
+from skill_conformance.reference.served_skills import ServedSkillsCap
 from skill_conformance.reference.skill_tools import SkillToolsProvider
 
 
@@ -41,6 +42,7 @@ def mutant(
     factory: Callable[[HostContext, Model], AgentFactory] = AgentFactory,
     loader: Callable[[Path], LoadResult] = load_skills,
     reader: Callable[[str, Path, str], str] = read_reference,
+    served: type[ServedSkillsCap] = ServedSkillsCap,
 ) -> Callable[[], ReferenceImplementation]:
     """What ``--impl`` loads: the reference built from the given parts, named ``mutant:<name>``."""
     parts = ReferenceParts(
@@ -51,6 +53,7 @@ def mutant(
         factory=factory,
         loader=loader,
         reader=reader,
+        served=served,
     )
     return functools.partial(ReferenceImplementation, parts, name=f"mutant:{name}")
 

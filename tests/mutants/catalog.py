@@ -50,6 +50,11 @@ ST_REF_BOUNDS = "reading-a-reference-file-shall-stay-inside-the-skill-and-bounde
 SMC_ENTER = "a-failed-or-cancelled-enter-shall-leave-no-mcp-server-running"
 ST_DECODE = "a-reference-path-in-a-skill-uri-shall-be-percent-decoded-exactly-once"
 ST_RELEASE = "a-refused-reference-read-shall-leave-no-file-descriptor-open"
+HOST_FIND = "a-host-shall-take-served-skills-from-skills-list-and-load-any-of-them-by-its-uri-alone"
+HOST_CHECK = (
+    "a-host-shall-verify-a-served-skill-before-its-model-gets-it"
+    "-and-activate-no-nested-skill-unasked"
+)
 
 REQUIREMENTS = (
     AF,
@@ -88,6 +93,8 @@ REQUIREMENTS = (
     SMC_ENTER,
     ST_DECODE,
     ST_RELEASE,
+    HOST_FIND,
+    HOST_CHECK,
 )
 
 RFC_A = "rfc-a: skill manager not registered with the extension registry"
@@ -126,6 +133,7 @@ _L = "loader_mutants:"
 _I = "isolation_mutants:"
 _C = "clause_mutants:"
 _P = "property_mutants:"
+_S = "served_mutants:"
 
 MUTANTS = (
     # -- the RFC's three regressions
@@ -1080,6 +1088,62 @@ MUTANTS = (
         _P + "SplitsAllowedToolsOneWayMutant",
         SL_FIELDS,
         _ids(SL_FIELDS, "loading-fields-allowed-tools-forms-holds-over-its-domain"),
+        extra=True,
+    ),
+    Mutant(
+        _P + "DropsToolsByNamePrefixMutant",
+        STR_ISOLATION,
+        _ids(STR_ISOLATION, "registration-isolation-own-holds-over-its-domain"),
+        extra=True,
+    ),
+    Mutant(
+        _P + "ReadsPathAsUrlMutant",
+        ST_REFS,
+        _ids(ST_REFS, "tools-refs-inline-holds-over-its-domain"),
+        extra=True,
+    ),
+    Mutant(
+        _P + "ReadsSubSkillsMutant",
+        SL_FOLDERS,
+        _ids(SL_FOLDERS, "loading-folders-one-per-folder-holds-over-its-domain"),
+        extra=True,
+    ),
+    # -- mcp-skills, the host profile: one mutant per clause
+    Mutant(
+        _S + "TakesResourcesForSkillsMutant",
+        HOST_FIND,
+        _ids(HOST_FIND, "served-skills-come-from-skills-list-not-from-the-resource-list"),
+    ),
+    Mutant(
+        _S + "LoadsListedSkillsOnlyMutant",
+        HOST_FIND,
+        _ids(HOST_FIND, "a-skill-left-out-of-a-partial-listing-is-loaded-from-its-uri-alone"),
+        extra=True,
+    ),
+    Mutant(
+        _S + "ShadowsServedSkillsMutant",
+        HOST_FIND,
+        _ids(HOST_FIND, "a-served-skill-with-a-local-skill-s-name-is-listed-and-loaded-beside-it"),
+        extra=True,
+    ),
+    Mutant(
+        _S + "TrustsTheBytesMutant",
+        HOST_CHECK,
+        _ids(
+            HOST_CHECK,
+            "a-file-whose-bytes-differ-from-its-digest-is-refused-and-reported-on-one-line",
+        ),
+    ),
+    Mutant(
+        _S + "ActivatesNestedSkillsMutant",
+        HOST_CHECK,
+        _ids(HOST_CHECK, "a-nested-skill-allowing-a-tool-takes-no-effect-without-approval"),
+        extra=True,
+    ),
+    Mutant(
+        _S + "GrantsNestedAllowedToolsMutant",
+        HOST_CHECK,
+        _ids(HOST_CHECK, "a-nested-skill-allowing-a-tool-takes-no-effect-without-approval"),
         extra=True,
     ),
 )

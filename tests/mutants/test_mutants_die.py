@@ -57,17 +57,19 @@ but the MCP server profile's, which such a run leaves out."""
 
 
 def test_the_catalog_names_the_specs_requirements() -> None:
-    """Every requirement a skill system is held to; the server profile's (``@profile:mcp-server``)
-    have the reference server's mutants, in ``tests/servers/``."""
+    """Every requirement a skill system is held to, the host profile's (``@profile:mcp-host``)
+    included; the server profile's (``@profile:mcp-server``) have the reference server's mutants,
+    in ``tests/servers/``."""
     server = {
-        match.group(1)
+        match.group(1).split(".")[0]
         for path in sorted(Path(FEATURES).glob("*.feature"))
-        if "@profile:mcp-server" in (text := path.read_text())
-        for match in re.finditer(r"@requirement:(\S+)", text)
+        for line in path.read_text().splitlines()
+        if "@profile:mcp-server" in line
+        for match in re.finditer(r"@id:(\S+)", line)
     }
     assert server  # the profile's feature is there, and left out below
     assert set(REQUIREMENTS) == _feature_tags("requirement") - server
-    assert len(REQUIREMENTS) == 36
+    assert len(REQUIREMENTS) == 38
 
 
 def test_every_requirement_and_rfc_regression_has_a_mutant_that_must_die() -> None:

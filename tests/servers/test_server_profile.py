@@ -37,6 +37,11 @@ def test_profiles_split_the_scenarios() -> None:
     assert not in_profile({"profile": ["mcp-server"]}, server=False)
     assert in_profile({}, server=False)
     assert not in_profile({}, server=True)
+    host = {"profile": ["mcp-host"]}
+    assert in_profile(host, server=False, host=True)
+    assert not in_profile(host, server=False, host=False)
+    assert not in_profile(host, server=True, host=True)
+    assert in_profile({}, server=False, host=True)
 
 
 @pytest.mark.slow

@@ -57,6 +57,7 @@ from skill_conformance.reference.pool import ManagerFactory, SkillPool
 from skill_conformance.reference.references import read_reference
 from skill_conformance.reference.registry import ExtensionRegistry, ScopeLevel
 from skill_conformance.reference.registry import Scope as RegistryScope
+from skill_conformance.reference.served_skills import ServedSkillsCap
 from skill_conformance.reference.skill_tools import SkillToolsProvider
 
 __all__ = ["ReferenceImplementation", "ReferenceParts", "ReferenceSystem"]
@@ -103,6 +104,8 @@ class ReferenceParts:
     factory: Callable[[HostContext, Model], AgentFactory] = AgentFactory
     loader: Callable[[Path], LoadResult] = load_skills
     reader: Callable[[str, Path, str], str] = read_reference
+    served: type[ServedSkillsCap] = ServedSkillsCap
+    """The MCP server child, a host of the Skills Extension where the server declares it."""
 
 
 class ReferenceImplementation:
@@ -116,6 +119,8 @@ class ReferenceImplementation:
 
     name = "reference"
     cannot_drive: str | None = None
+    mcp_skills_host = True
+    """A host of MCP's Skills Extension: the host profile's scenarios are its too."""
 
     def __init__(self, parts: ReferenceParts | None = None, *, name: str | None = None) -> None:
         if name is not None:
@@ -161,10 +166,14 @@ def _tools_child(child: ToolsChild) -> IdentityCapability:
     return ToolsetCap(FunctionToolset(tools, id=child.label))
 
 
-def _mcp_child(child: McpChild) -> McpServerCap:
+def _mcp_child(
+    child: McpChild, served: type[ServedSkillsCap], report: Callable[[str], None]
+) -> McpServerCap:
     server = child.server
-    return McpServerCap(
-        stdio_server(server.command, server.args, server.env, id=child.label, label=child.label)
+    return served(
+        stdio_server(server.command, server.args, server.env, id=child.label, label=child.label),
+        (server.command, server.args, server.env),
+        report,
     )
 
 
@@ -204,11 +213,13 @@ class ReferenceSystem(AsyncSkillSystem):
 
     @override
     async def start(self) -> None:
+        parts = self._parts
         children: list[AbstractCapability[Any]] = [
-            _tools_child(child) if isinstance(child, ToolsChild) else _mcp_child(child)
+            _tools_child(child)
+            if isinstance(child, ToolsChild)
+            else _mcp_child(child, parts.served, self._report)
             for child in self._setup.children
         ]
-        parts = self._parts
         self._import_path.add()
         bound = self._setup.give_up_after
         pool = parts.pool(
@@ -340,6 +351,11 @@ class ReferenceSystem(AsyncSkillSystem):
         if self._pool is not None:
             self._note_problems()
         return list(self._problems)
+
+    def _report(self, problem: str) -> None:
+        """Keep a problem a served skill reported, once."""
+        if problem not in self._problems:
+            self._problems.append(problem)
 
     def _note_problems(self) -> None:
         """Keep the problems of every build so far, each once."""

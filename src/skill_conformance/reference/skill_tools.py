@@ -8,6 +8,7 @@ rebuild.
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
 from collections.abc import Callable
 from typing import Any, ClassVar, Protocol
 
@@ -19,6 +20,8 @@ from skill_conformance.reference.errors import SkillError, SkillNotFoundError
 from skill_conformance.reference.manager import SkillManagerCap
 from skill_conformance.reference.references import list_references, read_reference
 from skill_conformance.reference.registry import POOL_SCOPE, ExtensionRegistry, Scope
+from skill_conformance.reference.resources import SkillEntry
+from skill_conformance.reference.served_skills import ServedSkillsCap
 from skill_conformance.reference.skill import Skill
 from skill_conformance.reference.substitution import substitute_arguments
 from skill_conformance.reference.uri import check_skill_name, is_skill_uri
@@ -91,13 +94,16 @@ class SkillToolsProvider(IdentityCapability):
             arguments: Arguments for the skill's ``$1``..``$N``, ``$@`` and ``$ARGUMENTS``.
 
         """
-        if is_skill_uri(skill_name):
+        served = await self._served(skill_name) if is_skill_uri(skill_name) else None
+        if served is not None:
+            skill = served
+        elif is_skill_uri(skill_name):
             resolved = await self.host.registry.resolve_uri(skill_name, self.scope)
             if resolved.reference is not None:
                 return resolved.text
             skill = resolved.skill
         else:
-            skill = await self._find(check_skill_name(skill_name))
+            skill = await self._find(skill_name)
         return render_skill(skill, arguments, self.host.manager.python_tool_names(skill.name))
 
     async def list_skills(self) -> list[dict[str, str | None]]:
@@ -106,6 +112,7 @@ class SkillToolsProvider(IdentityCapability):
         entries = await manager.list_skills()
         for provider in manager.remote_skill_resources():
             entries.extend(await provider.list_skills())
+        entries = _named_per_origin(entries, self._served_sources(manager))
         return [
             {"name": e.name, "description": e.description, "source": e.source, "uri": e.uri}
             for e in entries
@@ -113,12 +120,64 @@ class SkillToolsProvider(IdentityCapability):
 
     async def _find(self, name: str) -> Skill:
         manager = self.host.manager
+        origin, slash, served = name.partition("/")
+        if slash:
+            # A served skill named per origin (see _named_per_origin): "{server}/{name}".
+            for provider in manager.remote_skill_resources():
+                if (
+                    isinstance(provider, ServedSkillsCap)
+                    and provider.label == origin
+                    and await provider.declares_extension()
+                ):
+                    return await provider.read_skill(check_skill_name(served))
+        check_skill_name(name)
         if name in manager.skills:
             return manager.skills[name]
         for provider in manager.remote_skill_resources():
             if any(entry.name == name for entry in await provider.list_skills()):
                 return await provider.read_skill(name)
         raise SkillNotFoundError(name)
+
+    async def _served(self, uri: str) -> Skill | None:
+        """The skill a server of the Skills Extension serves at ``uri``, when no local one is.
+
+        A URI whose first segment names a local skill is that skill's (the flat scheme); any
+        other ``SKILL.md`` URI is asked of each server declaring the extension, in order.
+        """
+        manager = self.host.manager
+        first = uri.partition("://")[2].split("/", 1)[0]
+        if first in manager.skills:
+            return None
+        for provider in manager.remote_skill_resources():
+            if isinstance(provider, ServedSkillsCap) and await provider.serves(uri):
+                try:
+                    return await provider.load_uri(uri)
+                except SkillNotFoundError:
+                    continue
+        return None
+
+    @staticmethod
+    def _served_sources(manager: SkillManagerCap) -> set[str]:
+        return {
+            provider.label
+            for provider in manager.remote_skill_resources()
+            if isinstance(provider, ServedSkillsCap) and provider.declared
+        }
+
+
+def _named_per_origin(entries: list[SkillEntry], served: set[str]) -> list[SkillEntry]:
+    """``entries`` with each served skill whose name another entry has named ``{server}/{name}``.
+
+    No served skill is shadowed by a local one or another server's: both stay listed, each under a
+    name ``load_skill`` loads.
+    """
+    counts = Counter(entry.name for entry in entries)
+    return [
+        dataclasses.replace(entry, name=f"{entry.source}/{entry.name}")
+        if entry.source in served and counts[entry.name] > 1
+        else entry
+        for entry in entries
+    ]
 
 
 def render_skill(skill: Skill, arguments: str | None, python_tools: list[str]) -> str:

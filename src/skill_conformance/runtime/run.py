@@ -24,7 +24,13 @@ from skill_conformance import __version__, _compat
 from skill_conformance.bundled import spec_digest
 from skill_conformance.errors import InputError
 from skill_conformance.options import positive_seconds, whole_mib, whole_seed, writable_file
-from skill_conformance.port import Ability, Implementation, Unsupported, cannot_drive
+from skill_conformance.port import (
+    Ability,
+    Implementation,
+    Unsupported,
+    cannot_drive,
+    hosts_mcp_skills,
+)
 from skill_conformance.runtime.context import ScenarioContext
 from skill_conformance.runtime.environment import environment
 from skill_conformance.runtime.interrupts import raise_on_sigterm
@@ -188,10 +194,12 @@ class ConformanceRun:
         """Know the collected scenarios of the run's profile; apply the expectations file to them.
 
         The server profile's scenarios run only when a server is under test, and only they then:
-        the others are deselected, not reported as not applicable.
+        the others are deselected, not reported as not applicable. The host profile's run only
+        for an implementation declaring itself a host of MCP's Skills Extension.
         """
         server = self.options.server is not None
-        kept = [item for item in items if in_profile(spec_tags(item), server)]
+        host = hosts_mcp_skills(self.implementation)
+        kept = [item for item in items if in_profile(spec_tags(item), server, host)]
         # pytest-bdd's --generate-missing (`trace`) asks whether every scenario is bound: all are.
         if len(kept) != len(items) and not getattr(self.config.option, "generate_missing", False):
             self.config.hook.pytest_deselected(items=[i for i in items if i not in kept])

@@ -31,6 +31,7 @@ pytest_plugins = [
     "skill_conformance.steps.skill_tools",
     "skill_conformance.steps.skill_loading",
     "skill_conformance.steps.mcp_skills",
+    "skill_conformance.steps.mcp_skills_host",
     "skill_conformance.steps.domains",
 ]
 

@@ -80,6 +80,8 @@ UNSUPPORTED: Mapping[Ability, str] = {
     "directory: it serves every skill's files alike",
     Ability.NAME_CHARACTERS: "a name breaking the format's characters loads with a warning, as the "
     "client guide's lenient validation allows",
+    Ability.SKIPS_HIDDEN_FOLDERS: "a folder whose name starts with a dot is scanned like any "
+    "other (.b/SKILL.md lists skill b), which the client guide allows",
     Ability.LINKED_SKILL_FOLDERS: "the backend's virtual file system, rooted at the skills "
     "directory, lists no entry that resolves outside it (FilesystemBackend(virtual_mode=True)), "
     "so a skill folder linked from elsewhere is not seen",
