@@ -27,6 +27,7 @@ __all__ = [
     "guarded",
     "ignore",
     "interrupted",
+    "raise_on_sigint",
     "raise_on_sigterm",
     "run_pytest",
     "settle",
@@ -56,11 +57,46 @@ def ignore(signum: int, frame: FrameType | None) -> None:
     """
 
 
+def _swallowed_in(frame: FrameType | None) -> bool:
+    """Whether an exception raised in ``frame`` would be reported as "ignored" and lost.
+
+    Python runs a ``__del__`` method and a weak reference's callback (the import system's
+    module locks have one) where an exception cannot propagate: an interrupt raised there is
+    printed as "Exception ignored" and the program goes on, as if it had never come.
+    """
+    while frame is not None:
+        code = frame.f_code
+        if code.co_name == "__del__" or (
+            code.co_name == "cb" and code.co_filename == "<frozen importlib._bootstrap>"
+        ):
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _deferred(signum: int, frame: FrameType | None) -> bool:
+    """Send ``signum`` again in a moment if ``frame`` would lose it; whether it did."""
+    if not _swallowed_in(frame):
+        return False
+    again = threading.Timer(0.01, os.kill, (os.getpid(), signum))
+    again.daemon = True
+    again.start()
+    return True
+
+
+def raise_on_sigint(signum: int, frame: FrameType | None) -> None:
+    """A SIGINT handler: ``KeyboardInterrupt``, as Python's own, but never where it is lost."""
+    if not _deferred(signum, frame):
+        raise KeyboardInterrupt
+
+
 def raise_on_sigterm(signum: int, frame: FrameType | None) -> None:
     """A SIGTERM handler: raise :class:`Terminated` once, then do nothing on SIGTERM.
 
     Once: a second SIGTERM during the clean-up must not cut the clean-up short.
     """
+    if _deferred(signum, frame):
+        return
     signal.signal(signal.SIGTERM, ignore)
     raise Terminated(f"terminated by signal {signum}")
 
@@ -77,6 +113,8 @@ def guard() -> None:
     """
     if _main_thread() and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
         signal.signal(signal.SIGTERM, raise_on_sigterm)
+    if _main_thread() and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.signal(signal.SIGINT, raise_on_sigint)
     _state["owned"] = True
 
 

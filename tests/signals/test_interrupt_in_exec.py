@@ -42,3 +42,41 @@ def test_an_interrupt_ending_an_exec_string_ends_a_guarded_module_run_with_its_s
         assert (done.returncode, done.stderr) == (2, "skill-conformance: interrupted\n")
     else:  # the control: not an interrupt, its own status
         assert done.returncode == 3, done.stderr
+
+
+@pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM"])
+def test_an_interrupt_landing_where_python_would_lose_it_still_ends_the_command(
+    tmp_path: Path, sig: str
+) -> None:
+    """A signal arriving in a ``__del__`` (or an import lock's callback) is raised just after.
+
+    Python prints an exception raised there as "Exception ignored" and goes on: a Ctrl-C landing
+    in an import lock's weak-reference callback was lost, and the run went on to its end.
+    """
+    (tmp_path / "sc_lost_interrupt.py").write_text(
+        "import os, signal, sys, threading, time\n"
+        "from skill_conformance.signals import guarded\n"
+        "class Slow:\n"
+        "    def __del__(self):\n"
+        "        end = time.monotonic() + 1.0\n"
+        "        while time.monotonic() < end:\n"
+        "            pass\n"
+        "def body():\n"
+        f"    threading.Timer(0.3, os.kill, (os.getpid(), signal.{sig})).start()\n"
+        "    Slow()\n"
+        "    time.sleep(0.5)\n"
+        "    print('went on')\n"
+        "    return 0\n"
+        "sys.exit(guarded(body))\n"
+    )
+    path = os.pathsep.join([str(tmp_path), str(ROOT / "src"), os.environ.get("PYTHONPATH", "")])
+    done = subprocess.run(
+        [sys.executable, "-m", "sc_lost_interrupt"],
+        env={**os.environ, "PYTHONPATH": path},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    interrupted = (2, "", "skill-conformance: interrupted\n")
+    assert (done.returncode, done.stdout, done.stderr) == interrupted

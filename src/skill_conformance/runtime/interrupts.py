@@ -19,11 +19,18 @@ from types import FrameType
 
 import pytest
 
-from skill_conformance.signals import Terminated, ignore, raise_on_sigterm, settled
+from skill_conformance.signals import (
+    Terminated,
+    ignore,
+    raise_on_sigint,
+    raise_on_sigterm,
+    settled,
+)
 
 __all__ = ["Terminated", "interrupted_again", "pytest_configure", "raise_on_sigterm"]
 
-_QUIETED = pytest.StashKey[bool]()
+_QUIETED = pytest.StashKey[object]()
+"""The SIGINT handler Ctrl-C had before the run quieted it, given back at its end."""
 _STOPPING = b"skill-conformance: the run is already stopping (closing what it started)\n"
 
 
@@ -53,8 +60,9 @@ class _Stopping:
     @pytest.hookimpl(trylast=True)
     def pytest_unconfigure(self, config: pytest.Config) -> None:
         """Let Ctrl-C interrupt again once every plugin has stopped what it started."""
-        if config.stash.get(_QUIETED, False) and not settled():  # else the process is ending
-            signal.signal(signal.SIGINT, signal.default_int_handler)
+        before = config.stash.get(_QUIETED, None)
+        if before is not None and not settled():  # else the process is ending
+            signal.signal(signal.SIGINT, before)  # type: ignore[arg-type]
 
 
 def interrupted_again(config: pytest.Config) -> pytest.ExitCode:
@@ -72,8 +80,9 @@ def interrupted_again(config: pytest.Config) -> pytest.ExitCode:
 
 def _quiet(config: pytest.Config) -> None:
     main = threading.current_thread() is threading.main_thread()
-    if main and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+    before = signal.getsignal(signal.SIGINT)
+    if main and before in (signal.default_int_handler, raise_on_sigint):
         signal.signal(signal.SIGINT, _say_stopping)
-        config.stash[_QUIETED] = True
+        config.stash[_QUIETED] = before
     if main and signal.getsignal(signal.SIGTERM) is raise_on_sigterm:  # one interrupt, either
         signal.signal(signal.SIGTERM, ignore)
