@@ -111,7 +111,14 @@ def main() -> int:
         "property scenarios: edges + at most N generated examples (+ at most "
         f"{SHRINK_BUDGET} while shrinking a failure), each on a fresh system:"
     )
-    print("  " + ", ".join(f"{p.name} {len(p.edges)}+{p.budget}" for p in PROPERTIES.values()))
+    print(
+        "  "
+        + ", ".join(
+            f"{p.name} {len(p.edges)}+{p.budget}"
+            + (f" x{p.steps} steps" if hasattr(p, "steps") else "")
+            for p in PROPERTIES.values()
+        )
+    )
     ratio = wall["run"] / wall["collect-only"]
     outcome = samples["run"][-1].outcome
     above = "ABOVE its aim" if ratio > options.aim else "within its aim"

@@ -152,6 +152,14 @@ Feature: skill-loading
       When the agent's tools are listed
       Then the agent sees the tool `ping`
 
+    @id:a-skills-directory-shall-yield-one-skill-per-direct-subfolder-holding-a-skill-md.loading-folders-one-per-folder-holds-over-its-domain @clause:loading.folders.one-per-folder @clause:loading.folders.not-skills @clause:loading.folders.nested @property:skill-folders
+    Scenario: [loading.folders.one-per-folder] holds over its domain
+      Domain: one to four entries directly in the skills directory, whose names hold one another (`alpha`, `alpha-beta`, `beta`, `b`), each a skill folder, a folder without a `SKILL.md`, a plain file, a hidden folder holding a `SKILL.md` (with `skips-hidden-folders`), or a folder whose `SKILL.md` is refused: a named pipe, a folder, bytes that are not UTF-8, a sparse file of 1 MiB and one byte (with `size-limits`), the hostile kinds combined in one directory, each folder holding up to two more `SKILL.md` files one to three folders further down; edges: a `SKILL.md` one and three folders down inside a skill, two down inside a folder without one, a plain file and a hidden folder beside them, a pipe, a file not UTF-8 and an oversized file beside a skill
+
+      Given the domain of `loading.folders.one-per-folder`
+      When the property `skill-folders` is checked over generated examples
+      Then it holds for every example
+
   @requirement:a-skill-md-shall-read-the-same-whatever-its-byte-order-mark-and-line-endings @delta:baseline @added-by:skill-conformance
   Rule: A SKILL.md SHALL read the same whatever its byte order mark and line endings
     [loading.encoding.utf-8] A `SKILL.md` SHALL be read as UTF-8. [loading.encoding.bom] A UTF-8 byte

@@ -283,6 +283,14 @@ Feature: skill-tool-registration
       Then the call returns the text `first:echo:hi`
       And the agent sees exactly the tool `mixed__mcp__echo`
 
+    @id:a-skill-whose-tools-fail-shall-take-no-other-skill-s-tools-away.registration-isolation-own-holds-over-its-domain @clause:registration.isolation.own @clause:registration.isolation.only-concerned @clause:registration.isolation.others-callable @property:skill-sequences
+    Scenario: [registration.isolation.own] holds over its domain
+      Domain: sequences of up to eight steps after a start on up to three skills whose names hold one another (`pdf`, `pdf-x`, `x-pdf`): writing a skill (with the abilities declared, zero to two Python tools, an MCP server, an `allowed-tools` naming some of its tools or none), a skill that fails (a blank description), a tool whose module does not import, a server whose command does not exist; removing a skill, rebuilding, entering and exiting the manager, running a tool, loading and listing; after every step the tools offered are exactly those of the last build less what failed or is not allowed, no MCP server outlives an exit, a rebuild or the close, and each refused skill is named in problems() at most once a build; edges: a failing tool, server or skill beside healthy ones, a skill changed and rebuilt, the manager entered across a rebuild
+
+      Given the domain of `registration.isolation.own`
+      When the property `skill-sequences` is checked over generated examples
+      Then it holds for every example
+
   @requirement:skill-allowed-tools-shall-filter-registered-tools @delta:baseline @upstream-delta:added
   Rule: Skill allowed_tools SHALL filter registered tools
     [registration.allowed.by-bare-name] A skill's `allowed-tools` SHALL decide which of that skill's own

@@ -423,6 +423,14 @@ Feature: skill-tools
       When `load_skill` is called with `skill://my-skill/references/v1..v2.md`
       Then the text contains `RANGE-CONTENT`
 
+    @id:load-skill-shall-load-reference-files.tools-refs-inline-holds-over-its-domain @clause:tools.refs.inline @clause:tools.refs.uri @clause:tools.refs.read-file @property:reference-paths
+    Scenario: [tools.refs.inline] holds over its domain
+      Domain: one to three files under `references/`, one to three folders deep, their names drawn from letters, digits, `é`, `漢`, white space inside and the marks `- _ . % # ? + & = : , ; ~ @ ( ) [ ] ' ! $`, none hidden, none a segment that is `.` or `..` in any of its percent-decodings; each read by its path (`read-file`), by its URI percent-encoded once (`skill-uri`: that file's content alone) and, directly under `references/`, inline (`inline-references`), as the implementation declares them; edges: `#` and `?` in a name, two dots inside a name, `%` followed by hex digits and by a space, names outside ASCII, the marks of a URI
+
+      Given the domain of `tools.refs.inline`
+      When the property `reference-paths` is checked over generated examples
+      Then it holds for every example
+
   @requirement:reading-a-reference-file-shall-stay-inside-the-skill-and-bounded @delta:baseline @added-by:skill-conformance
   Rule: Reading a reference file SHALL stay inside the skill and bounded
     [tools.bounds.at-call] A reference file SHALL be read from the very file whose place was checked, at

@@ -1090,6 +1090,24 @@ MUTANTS = (
         _ids(SL_FIELDS, "loading-fields-allowed-tools-forms-holds-over-its-domain"),
         extra=True,
     ),
+    Mutant(
+        _P + "DropsToolsByNamePrefixMutant",
+        STR_ISOLATION,
+        _ids(STR_ISOLATION, "registration-isolation-own-holds-over-its-domain"),
+        extra=True,
+    ),
+    Mutant(
+        _P + "ReadsPathAsUrlMutant",
+        ST_REFS,
+        _ids(ST_REFS, "tools-refs-inline-holds-over-its-domain"),
+        extra=True,
+    ),
+    Mutant(
+        _P + "ReadsSubSkillsMutant",
+        SL_FOLDERS,
+        _ids(SL_FOLDERS, "loading-folders-one-per-folder-holds-over-its-domain"),
+        extra=True,
+    ),
     # -- mcp-skills, the host profile: one mutant per clause
     Mutant(
         _S + "TakesResourcesForSkillsMutant",

@@ -11,9 +11,12 @@ from __future__ import annotations
 import codecs
 import re
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from skill_conformance.reference import frontmatter, loader
 from skill_conformance.reference.loader import LoadResult, load_skills
+from skill_conformance.reference.manager import SkillManagerCap
+from skill_conformance.reference.references import read_reference
 from skill_conformance.reference.skill import Skill
 from skill_conformance.reference.substitution import substitute_arguments
 from tests.mutants.base import mutant, swapping
@@ -131,3 +134,53 @@ SplitsAllowedToolsOneWayMutant = mutant(
 )
 """Splits an allowed-tools string on commas when it holds one, else on spaces: a string mixing
 the two (`read, write grep`) keeps `write grep` as one name."""
+
+
+class _DropsToolsByBareNamePrefix(SkillManagerCap):
+    """Drops, with a skill whose tool did not import, every skill whose name begins with its own."""
+
+    def _import_skill_tools(self, skill: Skill) -> None:
+        before = len(self.problems)
+        super()._import_skill_tools(skill)
+        if len(self.problems) > before:
+            for other in list(self._skill_tools):
+                if other != skill.name and other.startswith(skill.name):
+                    del self._skill_tools[other]
+            self._failing = {*getattr(self, "_failing", set()), skill.name}
+        elif any(skill.name.startswith(f) for f in getattr(self, "_failing", set())):
+            self._skill_tools.pop(skill.name, None)
+
+
+DropsToolsByNamePrefixMutant = mutant(
+    "DropsToolsByNamePrefixMutant", manager=_DropsToolsByBareNamePrefix
+)
+"""Cleans up after a tool that failed its import by dropping the tools of every skill whose name
+begins with the failing skill's (``name.startswith(skill)``, without the ``__`` that ends a
+prefix): a failure in ``pdf`` costs ``pdf-x`` its tools too."""
+
+
+def _read_as_url(skill: str, directory: Path, path: str) -> str:
+    return read_reference(skill, directory, urlsplit(path).path)
+
+
+ReadsPathAsUrlMutant = mutant("ReadsPathAsUrlMutant", reader=_read_as_url)
+"""Reads a file's path as a URL's (``urlsplit(path).path``), as readers sharing one parser for URIs
+and paths do: a file whose name holds `?` or `#` is looked for under the part before it."""
+
+
+def _with_sub_skills(skills_dir: Path) -> LoadResult:
+    result = load_skills(skills_dir)
+    for skill in list(result.skills.values()):
+        if skill.directory is None:
+            continue
+        for child in sorted(skill.directory.iterdir()):
+            if (child / loader.SKILL_FILE).is_file():
+                sub = loader.load_skill_dir(child, result.problems)
+                if sub is not None and sub.name not in result.skills:
+                    result.skills[sub.name] = sub
+    return result
+
+
+ReadsSubSkillsMutant = mutant("ReadsSubSkillsMutant", loader=_with_sub_skills)
+"""Reads each folder directly inside a skill that holds a SKILL.md as a skill of its own, as loaders
+taking a skill's subfolders for bundled sub-skills do: a template one folder down loads."""

@@ -13,7 +13,13 @@ from pytest_bdd import given, then, when
 from skill_conformance.runtime.context import ScenarioContext
 from skill_conformance.steps._parsing import step
 from skill_conformance.steps.properties import PROPERTIES
-from skill_conformance.steps.property_runner import DEFAULT_SEED, Examples, check_property
+from skill_conformance.steps.property_runner import (
+    DEFAULT_SEED,
+    Examples,
+    MachineProperty,
+    check_machine,
+    check_property,
+)
 
 SEED_OPTION = "skill_conformance_seed"
 
@@ -41,7 +47,10 @@ def when_property_checked(
         zygote=conformance.world.servers.zygote,
         needs=conformance.needs,
     )
-    check_property(prop, examples, run_seed(pytestconfig))
+    if isinstance(prop, MachineProperty):
+        check_machine(prop, examples, run_seed(pytestconfig))
+    else:
+        check_property(prop, examples, run_seed(pytestconfig))
 
 
 @then("it holds for every example")

@@ -8,20 +8,24 @@ computes what the clause expects of an example from the clause's own rule, writt
 from __future__ import annotations
 
 import contextlib
+import functools
 import re
 import string
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
+from urllib.parse import quote, unquote
 
 import yaml
 from hypothesis import strategies as st
 
-from skill_conformance.port import Ability
+from skill_conformance.port import Ability, Unsupported
 from skill_conformance.runtime.world import DUMPER
-from skill_conformance.steps.property_runner import Examples, Property
+from skill_conformance.steps.property_runner import Examples, MachineProperty, Property
+from skill_conformance.steps.sequences import SKILL_SEQUENCES
 from skill_conformance.verdicts import Mismatch, expect
 
 __all__ = ["PROPERTIES"]
+
 
 # -- skill names ([loading.name.chars], [loading.name.length]) -----
 
@@ -563,7 +567,188 @@ REBUILD_SEQUENCES: Property[tuple[dict[str, list[str]], list[tuple[Any, ...]]]] 
 )
 
 
-PROPERTIES: Mapping[str, Property[Any]] = {
+# -- what is a skill in a skills directory ([loading.folders.one-per-folder] ...) -----
+
+_TOP_NAMES = ("alpha", "alpha-beta", "beta", "b")
+_ENTRY_KINDS = ("skill", "bare", "file", "hidden", "pipe", "folder", "not-utf-8", "oversized")
+"""``pipe``, ``folder``, ``not-utf-8`` and ``oversized``: a folder whose SKILL.md is a named pipe,
+a folder, bytes that are not UTF-8, or a sparse file of 1 MiB and one byte; refused all."""
+_OVERSIZED = 1024 * 1024 + 1
+_HOSTILE = {
+    "hidden": Ability.SKIPS_HIDDEN_FOLDERS,
+    "oversized": Ability.SIZE_LIMITS,
+}
+
+
+@st.composite
+def _folder_entry(draw: st.DrawFn) -> tuple[str, tuple[int, ...]]:
+    """One entry of the skills directory: its kind and the depths of SKILL.md files below it."""
+    kind = draw(st.sampled_from(_ENTRY_KINDS))
+    if kind in ("file", "pipe", "folder", "oversized"):
+        return kind, ()
+    low = 1 if kind == "bare" else 0
+    depths = draw(st.lists(st.integers(min_value=1, max_value=3), min_size=low, max_size=2))
+    return kind, tuple(depths)
+
+
+def _tree(entries: Sequence[tuple[str, tuple[int, ...]]]) -> tuple[dict[str, bytes], set[str]]:
+    """The SKILL.md files (path: bytes) and plain files of ``entries``, and the skills wanted."""
+    files: dict[str, bytes] = {}
+    wanted: set[str] = set()
+    for index, (kind, depths) in enumerate(entries):
+        top = _TOP_NAMES[index]
+        folder = f".{top}" if kind == "hidden" else top
+        if kind == "file":
+            files[top] = b"Not a skill.\n"
+            continue
+        if kind in ("pipe", "folder", "oversized"):
+            files[f"{top}/SKILL.md"] = kind.encode()
+            continue
+        if kind == "not-utf-8":
+            bad = _skill_file({"name": top, "description": "Bad QQ."})
+            files[f"{top}/SKILL.md"] = bad.replace(b"QQ", b"\xff\xfe")
+        if kind in ("skill", "hidden"):
+            files[f"{folder}/SKILL.md"] = _skill_file({"name": top, "description": "Drawn."})
+            wanted |= {top} if kind == "skill" else set()
+        for inner, depth in enumerate(depths):
+            name = f"inner-{index}-{inner}"
+            path = "/".join([folder, *(f"d{level}" for level in range(depth - 1)), name])
+            files[f"{path}/SKILL.md"] = _skill_file({"name": name, "description": "Nested."})
+    return files, wanted
+
+
+def _check_folders(examples: Examples, entries: Sequence[tuple[str, tuple[int, ...]]]) -> None:
+    """Exactly the folders directly in the skills directory holding a SKILL.md are skills."""
+    lacking = {k for k, a in _HOSTILE.items() if a in examples.implementation.unsupported}
+    entries = [(kind, depths) for kind, depths in entries if kind not in lacking]
+    used = {_HOSTILE[kind] for kind, _ in entries if kind in _HOSTILE}
+    examples.needs = (examples.needs or frozenset()) | used
+    files, wanted = _tree(entries)
+    with examples.fresh() as context:
+        world = context.world
+        for path, data in files.items():
+            folder = path.removesuffix("/SKILL.md")
+            if not path.endswith("/SKILL.md"):
+                world.stray_file(path, data.decode())
+            elif data == b"pipe":
+                world.skill_file_pipe(folder)
+            elif data == b"folder":
+                world.skill_file_folder(folder)
+            elif data == b"oversized":
+                world.skill_file_sparse(folder, _OVERSIZED)
+            else:
+                world.skill_file_bytes(folder, data)
+        listed = sorted(entry.name for entry in context.start().list_skills())
+    expect(
+        listed == sorted(wanted),
+        "the skills listed are not the folders directly in the skills directory with a SKILL.md",
+        expected=f"exactly {sorted(wanted)}",
+        observed=f"listed {listed}",
+    )
+
+
+SKILL_FOLDERS: Property[list[tuple[str, tuple[int, ...]]]] = Property(
+    name="skill-folders",
+    strategy=st.lists(_folder_entry(), min_size=1, max_size=len(_TOP_NAMES)),
+    edges=(
+        [("skill", (1, 3)), ("bare", (2,)), ("file", ()), ("hidden", (1,))],
+        [("bare", (1, 3)), ("skill", (2,)), ("skill", ()), ("skill", (1,))],
+        [("pipe", ()), ("not-utf-8", (1,)), ("skill", ()), ("oversized", ())],
+        [("folder", ()), ("skill", ())],
+    ),
+    check=_check_folders,
+    show=lambda entries: (
+        "the skills directory holding " + ", ".join(repr(path) for path in _tree(entries)[0])
+    ),
+    budget=3,
+)
+
+
+# -- a skill's files by their paths ([tools.refs.inline], [tools.refs.uri], [tools.refs.read-file])
+
+_SEGMENT_CHARS = st.sampled_from("ab9-_ .%#?+&=:,;~@()[]'!$é漢")
+_READERS = (Ability.READ_FILE, Ability.SKILL_URI, Ability.INLINE_REFERENCES)
+
+
+def _plain_segment(segment: str) -> bool:
+    """A segment no decoding of which leaves its folder, nor is hidden, empty or padded."""
+    if segment.startswith(".") or segment != segment.strip() or not segment:
+        return False
+    current = segment
+    for _ in range(4):
+        if current in (".", "..") or any(c in current for c in "/\\\x00"):
+            return False
+        current = unquote(current)
+    return True
+
+
+_SEGMENTS = st.text(_SEGMENT_CHARS, min_size=1, max_size=10).filter(_plain_segment)
+_PATHS = st.lists(_SEGMENTS, min_size=1, max_size=3).map(lambda parts: "/".join(parts))
+
+
+def _reference_files(paths: Sequence[str]) -> dict[str, str]:
+    """Each path under ``references/`` with a content of its own."""
+    return {f"references/{path}": f"REF-{index}-CONTENT" for index, path in enumerate(paths)}
+
+
+def _check_reference_paths(examples: Examples, paths: Sequence[str]) -> None:
+    """Each file is read by its path, by its URI (percent-encoded once), and inline if top-level."""
+    declared = {a for a in _READERS if a not in examples.implementation.unsupported}
+    if not declared:
+        raise Unsupported("no reader of a skill's files: read-file, skill-uri, inline-references")
+    examples.needs = (examples.needs or frozenset()) | declared
+    files = _reference_files(paths)
+    with examples.fresh() as context:
+        context.world.skill("refs").files.update(files)
+        system = context.start()
+        if Ability.INLINE_REFERENCES in declared:
+            text = system.load_skill("refs")
+            top = [c for p, c in files.items() if p.count("/") == 1]
+            expect(
+                all(content in text for content in top),
+                "load_skill does not include every file directly in references/",
+                expected=f"the contents {top}",
+                observed=f"{text[:400]!r}",
+            )
+        for path, content in files.items():
+            others = [c for c in files.values() if c != content]
+            if Ability.SKILL_URI in declared:
+                uri = f"skill://refs/{quote(path, safe='/')}"
+                outcome = context.attempt(functools.partial(system.load_skill, uri))
+                expect(
+                    outcome.error is None
+                    and content in str(outcome.value)
+                    and not any(c in str(outcome.value) for c in others),
+                    f"load_skill({uri!r}) does not give that file's content alone",
+                    expected=f"a text holding {content!r} and no other file's",
+                    observed=f"{outcome.error or repr(str(outcome.value)[:300])}",
+                )
+            if Ability.READ_FILE in declared:
+                outcome = context.attempt(functools.partial(system.read_skill_file, "refs", path))
+                expect(
+                    outcome.error is None and content in str(outcome.value),
+                    f"the file {path!r} is not read by its path",
+                    expected=f"a text holding {content!r}",
+                    observed=f"{outcome.error or repr(str(outcome.value)[:300])}",
+                )
+
+
+REFERENCE_PATHS: Property[list[str]] = Property(
+    name="reference-paths",
+    strategy=st.lists(_PATHS, min_size=1, max_size=3, unique=True),
+    edges=(
+        ["a#b.md", "v1..v2.md", "q?x=1&y", "a%41.md", "deep/er/50% off.md"],
+        ["é/漢 字.md", "a:b;c,d.md", "[x](y)!.md", "~@+$'.md"],
+    ),
+    check=_check_reference_paths,
+    show=lambda paths: (
+        "a skill `refs` with the files " + ", ".join(repr(p) for p in _reference_files(paths))
+    ),
+    budget=3,
+)
+
+
+PROPERTIES: Mapping[str, Property[Any] | MachineProperty] = {
     prop.name: prop
     for prop in (
         SKILL_NAMES,
@@ -573,6 +758,9 @@ PROPERTIES: Mapping[str, Property[Any]] = {
         WRITTEN_SKILLS,
         REBUILD_SEQUENCES,
         ALLOWED_TOOLS_FORMS,
+        SKILL_SEQUENCES,
+        REFERENCE_PATHS,
+        SKILL_FOLDERS,
     )
 }
 """Every property, by the name a spec's domain line gives it."""

@@ -14,7 +14,7 @@ the smallest failing example found, shown as the observation of the scenario's f
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, TypeVar
@@ -22,13 +22,23 @@ from typing import Any, Generic, TypeVar
 from hypothesis import HealthCheck, Phase, Verbosity, example, given, seed, settings
 from hypothesis import strategies as st
 from hypothesis.configuration import set_hypothesis_home_dir
+from hypothesis.stateful import RuleBasedStateMachine, run_state_machine_as_test
 
 from skill_conformance.port import Ability, Implementation, Unsupported
 from skill_conformance.runtime.context import ScenarioContext
 from skill_conformance.runtime.world import World
 from skill_conformance.verdicts import Mismatch
 
-__all__ = ["DEFAULT_SEED", "SHRINK_BUDGET", "Examples", "Property", "check_property"]
+__all__ = [
+    "DEFAULT_SEED",
+    "SHRINK_BUDGET",
+    "Examples",
+    "MachineProperty",
+    "Property",
+    "Sequences",
+    "check_machine",
+    "check_property",
+]
 
 T = TypeVar("T")
 
@@ -169,3 +179,86 @@ def check_property(prop: Property[Any], examples: Examples, chosen_seed: int) ->
     if outcomes.unsupported is not None:
         raise outcomes.unsupported
     return outcomes.calls
+
+
+@dataclass(frozen=True)
+class MachineProperty:
+    """A clause's rule over sequences of operations: a Hypothesis state machine.
+
+    Attributes:
+        name: The name a spec's domain line gives.
+        build: The machine's class for one run, given where its examples come from and a record
+            shared by the machines of the run (:class:`Sequences`).
+        budget: Sequences generated at most.
+        steps: Steps of one sequence at most.
+        edges: Sequences always run first, each a list of (rule, its arguments).
+
+    """
+
+    name: str
+    build: Callable[[Examples, Sequences], type[RuleBasedStateMachine]]
+    budget: int = 3
+    steps: int = 8
+    edges: Sequence[Sequence[tuple[str, Mapping[str, Any]]]] = ()
+
+
+@dataclass
+class Sequences:
+    """What the sequences of one run gave, step by step, so that a replay costs no system.
+
+    A sequence is the steps done so far, each described; a failure is known by the sequence
+    that ended in it. Past the budget a new sequence is not run (its steps pass unchecked), so a
+    shrink stops there and the smallest failing sequence found stands.
+    """
+
+    limit: int
+    failures: dict[tuple[str, ...], BaseException] = field(default_factory=dict)
+    unsupported: Unsupported | None = None
+    runs: int = 0
+
+    def admit(self) -> bool:
+        """Whether one more sequence may run on a system of its own."""
+        if self.unsupported is not None or self.runs >= self.limit:
+            return False
+        self.runs += 1
+        return True
+
+
+def check_machine(prop: MachineProperty, examples: Examples, chosen_seed: int) -> int:
+    """Run ``prop``'s state machine over generated sequences; how many sequences were run.
+
+    Raises:
+        Mismatch: A step broke the rule; its observation names the smallest failing sequence.
+        Unsupported: The implementation has no equivalent for an operation a step needed.
+
+    """
+    sequences = Sequences(limit=len(prop.edges) + prop.budget + SHRINK_BUDGET // 4)
+    machine = seed(chosen_seed)(prop.build(examples, sequences))
+    for edge in prop.edges:
+        edge_run = machine()
+        try:
+            for rule_name, arguments in edge:
+                getattr(edge_run, rule_name)(**arguments)
+        finally:
+            edge_run.teardown()
+    set_hypothesis_home_dir(examples.root / ".hypothesis")
+    try:
+        run_state_machine_as_test(
+            machine,
+            settings=settings(
+                max_examples=max(prop.budget, 1),
+                stateful_step_count=prop.steps,
+                database=None,
+                deadline=None,
+                phases=(Phase.generate, Phase.shrink),
+                suppress_health_check=list(HealthCheck),
+                report_multiple_bugs=False,
+                print_blob=False,
+                verbosity=Verbosity.quiet,
+            ),
+        )
+    finally:
+        set_hypothesis_home_dir(None)
+    if sequences.unsupported is not None:
+        raise sequences.unsupported
+    return sequences.runs
