@@ -159,14 +159,29 @@ build/venvs/skills-agentskills/.built: thirdparty/skills-servers/agentskills.txt
 	$(UV) pip install --quiet --no-config --python $(@D)/bin/python -r $<
 	touch $@
 
+# The suite's client on protocol 2026-07-28 needs the mcp 2.x SDK: a venv of the suite on it.
+build/venvs/skills-client/.built: thirdparty/skills-servers/client.txt pyproject.toml | sync
+	rm -rf $(@D) && $(UV) venv --quiet --no-config --python .venv/bin/python $(@D)
+	$(UV) pip install --quiet --no-config --python $(@D)/bin/python -r $< -e .
+	touch $@
+
+# Each server on each protocol era: 2025-11-25 by the lock's client (mcp 1.x), 2026-07-28 by
+# build/venvs/skills-client's (mcp 2.x); results in build/servers/NAME@ERA.json. An era the entry
+# names unsupported starts no server: its run needs no workers.
+SERVER_ERAS := 2025-11-25 2026-07-28
+CLIENT_2025-11-25 := .venv/bin/python
+CLIENT_2026-07-28 := build/venvs/skills-client/bin/python
+
 .PHONY: servers
-servers: sync $(SKILLS_SERVERS)/.built build/venvs/skills-fastmcp/.built build/venvs/skills-agentskills/.built ## The MCP skills servers (thirdparty/skills-servers/) under the server profile, into build/servers/
+servers: sync $(SKILLS_SERVERS)/.built build/venvs/skills-fastmcp/.built build/venvs/skills-agentskills/.built build/venvs/skills-client/.built ## The MCP skills servers (thirdparty/skills-servers/) under the server profile on each protocol era, into build/servers/
 	rm -rf build/servers && mkdir -p build/servers
 	@status=0; for entry in thirdparty/skills-servers/entries/*.json; do \
 	  name=$$(basename $$entry .json); \
-	  $(UV) run --frozen skill-conformance run --server $$entry -q -p no:randomly -n 2 \
-	    --results build/servers/$$name.json >build/servers/$$name.txt 2>&1 || status=1; \
-	  echo "$$name: $$(tail -n 1 build/servers/$$name.txt)"; \
+	  $(foreach era,$(SERVER_ERAS),workers=2; grep -q '"$(era)"' $$entry && workers=0; \
+	  $(CLIENT_$(era)) -m skill_conformance run --server $$entry --protocol-era $(era) -q \
+	    -p no:randomly -n $$workers --results build/servers/$$name@$(era).json \
+	    >build/servers/$$name@$(era).txt 2>&1 || status=1; \
+	  echo "$$name on $(era): $$(tail -n 1 build/servers/$$name@$(era).txt)";) \
 	done; exit $$status
 
 .PHONY: venvs

@@ -54,6 +54,8 @@ _BAD_VALUES = [
     ),
     # not a whole number of MiB, or negative
     *(("--skill-conformance-memory-limit", value) for value in ("-1", "lots", "1.5")),
+    # not a protocol era the server profile speaks
+    ("--skill-conformance-protocol-era", "2025-06-18"),
 ]
 
 

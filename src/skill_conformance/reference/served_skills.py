@@ -26,7 +26,7 @@ from typing import Any, cast
 
 import anyio
 from mcp import ClientSession, types
-from mcp.shared.exceptions import McpError
+from mcp.shared import exceptions as _exceptions
 
 from skill_conformance.reference.capabilities import McpServerCap
 from skill_conformance.reference.errors import SecurityError, SkillNotFoundError
@@ -34,6 +34,9 @@ from skill_conformance.reference.mcp_client import STARTUP_TIMEOUT, McpServer
 from skill_conformance.reference.resources import SkillEntry
 from skill_conformance.reference.skill import Skill
 from skill_conformance.reference.stdio import bounded_stdio_client
+
+McpError: type[Exception] = getattr(_exceptions, "MCPError", None) or _exceptions.McpError
+"""The SDK's exception for an error answer: ``McpError`` on mcp 1.x, ``MCPError`` on 2.x."""
 
 __all__ = ["EXTENSION", "ServedSkillsCap"]
 

@@ -26,6 +26,7 @@ from pathlib import Path
 import pytest
 
 __all__ = [
+    "ERA",
     "IMPL",
     "OPTIONS",
     "PREFIX",
@@ -101,6 +102,14 @@ SERVER = SuiteOption(
     "server profile runs",
     metavar="ENTRY",
 )
+ERA = SuiteOption(
+    "protocol-era",
+    "with --server: the MCP protocol revision the suite's client speaks to the server: "
+    "2025-11-25 (the initialize handshake; the default) or 2026-07-28 (server/discover; "
+    "needs the mcp 2.x SDK); a server not offering it is not applicable",
+    metavar="REVISION",
+    default="2025-11-25",
+)
 TRACEBACK = SuiteOption(
     "traceback",
     "under each failing scenario's short block, print pytest's full traceback and the "
@@ -109,6 +118,7 @@ TRACEBACK = SuiteOption(
 OPTIONS = (
     IMPL,
     SERVER,
+    ERA,
     SuiteOption(
         "expectations",
         "expectations file of known failures, applied as strict xfail (default: the one "

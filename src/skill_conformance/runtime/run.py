@@ -37,9 +37,17 @@ from skill_conformance.runtime.environment import environment
 from skill_conformance.runtime.interrupts import raise_on_sigterm
 from skill_conformance.runtime.loading import load_implementation
 from skill_conformance.runtime.memory import MemoryCap, cap_memory
-from skill_conformance.runtime.options import IMPL, OPTIONS, RESULTS, SERVER, TRACEBACK, SuiteOption
+from skill_conformance.runtime.options import (
+    ERA,
+    IMPL,
+    OPTIONS,
+    RESULTS,
+    SERVER,
+    TRACEBACK,
+    SuiteOption,
+)
 from skill_conformance.runtime.profiles import ServerUnderTest, in_profile
-from skill_conformance.runtime.served import ServerEntry
+from skill_conformance.runtime.served import HANDSHAKE_ERA, ServerEntry, protocol_era
 from skill_conformance.runtime.world import World
 from skill_conformance.testing.zygote import Zygote
 from skill_conformance.verdicts.cucumber import CucumberCompletion
@@ -77,6 +85,8 @@ class RunOptions:
     zygote: bool
     server: ServerEntry | None = None
     """The MCP server under test (``--server``): the run is then the server profile's."""
+    era: str = HANDSHAKE_ERA
+    """The protocol revision the server profile's client speaks (``--protocol-era``)."""
     seed: int | None = None
     """The property scenarios' seed (``--skill-conformance-seed``); ``None``: the fixed default."""
 
@@ -97,6 +107,7 @@ class RunOptions:
             results=path,
             traceback=bool(_value(config, TRACEBACK)),
             zygote=not _value(config, _OPTION["no-zygote"]),
+            era=protocol_era(ERA.pytest_flag, _value(config, ERA)),
             seed=None
             if (chosen := _value(config, _OPTION["seed"])) is None
             else whole_seed(_OPTION["seed"].pytest_flag, chosen),

@@ -6,7 +6,9 @@ A server under test is given as an MCP-server entry, the form MCP clients config
 ``nested-skills``). ``{skills}`` in an argument or an environment value is replaced by the folder
 the scenario wrote its skills into. ``reference`` names the suite's own skills server.
 
-The suite is the MCP client, through the ``mcp`` SDK's session; every request is sent as written
+The suite is the MCP client, through the ``mcp`` SDK's session, on one protocol era: the
+``initialize`` handshake (``2025-11-25``, every SDK) or ``server/discover`` (``2026-07-28``, the
+``mcp`` 2.x SDK). Every request is sent as written
 (a URI is not parsed, so ``..`` and percent-escapes reach the server as they are) and every answer
 is kept, so that a scenario can say that none of them held a secret.
 """
@@ -26,21 +28,42 @@ from skill_conformance.errors import ImplementationError, InputError
 from skill_conformance.verdicts import expect
 
 __all__ = [
+    "ERAS",
     "EXTENSION",
+    "HANDSHAKE_ERA",
+    "MODERN_ERA",
     "ProfileAbility",
     "RpcFailure",
     "ServedTree",
     "ServerEntry",
     "SkillsClient",
     "digest",
+    "protocol_era",
 ]
 
 EXTENSION = "io.modelcontextprotocol/skills"
+HANDSHAKE_ERA = "2025-11-25"
+"""The newest revision reached by the ``initialize`` handshake."""
+MODERN_ERA = "2026-07-28"
+"""The revision the extension is written against, reached by ``server/discover``."""
+ERAS = (HANDSHAKE_ERA, MODERN_ERA)
+_ABILITIES = ("prefixed-skills", "nested-skills", *ERAS)
+
+
+def protocol_era(option: str, value: object) -> str:
+    """``value`` as one of :data:`ERAS`."""
+    if value is None:
+        return HANDSHAKE_ERA
+    if value not in ERAS:
+        raise InputError(f"{option}: {value!s:.40} is not one of {', '.join(ERAS)}")
+    return str(value)
+
+
 PLACEHOLDER = "{skills}"
 
 ProfileAbility = str
-"""An optional feature of a server: ``prefixed-skills`` or ``nested-skills``."""
-_ABILITIES = ("prefixed-skills", "nested-skills")
+"""An optional feature of a server: ``prefixed-skills``, ``nested-skills``, or a protocol era
+(``2025-11-25``, ``2026-07-28``) on which it does not serve the extension."""
 
 
 def digest(data: bytes) -> str:
@@ -68,6 +91,10 @@ class ServerEntry:
                 _suite_version(),
                 sys.executable,
                 ("-m", "skill_conformance.testing.skills_server", PLACEHOLDER),
+                unsupported={
+                    MODERN_ERA: "the suite's skills server is written on the mcp 1.x SDK, "
+                    f"which speaks no protocol after {HANDSHAKE_ERA}"
+                },
             )
         text = value
         if not value.lstrip().startswith("{"):
@@ -224,16 +251,26 @@ class RpcFailure:
 class SkillsClient:
     """One connection of the suite, as MCP client, to the server under test."""
 
-    def __init__(self, entry: ServerEntry, tree: ServedTree, log: Path, timeout: float) -> None:
+    def __init__(
+        self,
+        entry: ServerEntry,
+        tree: ServedTree,
+        log: Path,
+        timeout: float,
+        era: str = HANDSHAKE_ERA,
+    ) -> None:
         self.entry = entry
         self.tree = tree
         self.timeout = timeout
+        self.era = era
         self.answers: list[str] = []
         """Every answer, result or error, as JSON text."""
         self._log = log
         self._stack = contextlib.ExitStack()
         self._portal: Any = None
         self.initialized: dict[str, Any] = {}
+        self.refusal = ""
+        """Why the connection is not on :attr:`era` (empty: it is): the server or the SDK."""
 
     def open(self) -> None:
         """Start the server and initialize the connection."""
@@ -254,10 +291,11 @@ class SkillsClient:
                 raise ImplementationError(
                     f"the server's command cannot be started: {error}"
                 ) from None
+            method = "initialize" if self.era == HANDSHAKE_ERA else "server/discover"
             expect(
                 False,
-                "the server ended without answering initialize on the folder the scenario wrote",
-                expected="a server answering initialize",
+                f"the server ended without answering {method} on the folder the scenario wrote",
+                expected=f"a server answering {method}",
                 observed=f"its stderr ends: {_last_line(self._log)}",
             )
 
@@ -280,14 +318,42 @@ class SkillsClient:
                 ClientSession(read, write) as session,
             ):
                 with anyio.fail_after(self.timeout):
-                    result = await session.initialize()
-                self.initialized = result.model_dump(by_alias=True, mode="json")
+                    result = await self._connect(session)
+                self.initialized = result
                 yield session
+
+    async def _connect(self, session: Any) -> dict[str, Any]:
+        """The answer of ``initialize``, or of ``server/discover`` (empty: not offered)."""
+        if self.era == HANDSHAKE_ERA:
+            handshake: dict[str, Any] = (await session.initialize()).model_dump(
+                by_alias=True, mode="json"
+            )
+            return handshake
+        if not hasattr(session, "discover"):
+            self.refusal = (
+                f"the suite's client (mcp {_sdk_version()}) cannot speak it (mcp 2.x can)"
+            )
+            return {}
+        while True:  # bounded by the caller's timeout
+            try:
+                result = await session.discover()
+                break
+            except _rpc_error() as raised:
+                error = _failure(raised)
+                if error.code == _REQUEST_TIMEOUT:
+                    continue  # the SDK's own 10 s; a slow start answers a later probe
+                if error.code == _CONNECTION_CLOSED:  # the server ended: not an answer
+                    raise
+                self.answers.append(json.dumps({"code": error.code, "message": error.message}))
+                self.refusal = f"server/discover answered error {error.code}: {error.message:.200}"
+                return {}
+        discovered: dict[str, Any] = result.model_dump(by_alias=True, mode="json")
+        return discovered | {"protocolVersion": session.protocol_version}
 
     @property
     def protocol(self) -> str:
         """The protocol revision the connection uses."""
-        return str(self.initialized.get("protocolVersion", "?"))
+        return str(self.initialized.get("protocolVersion", self.era))
 
     @property
     def settings(self) -> object:
@@ -304,7 +370,6 @@ class SkillsClient:
     async def _request(self, method: str, params: dict[str, Any]) -> dict[str, Any] | RpcFailure:
         import anyio
         from mcp import types
-        from mcp.shared.exceptions import McpError
 
         class _Any(types.Request[dict[str, Any], str]):
             method: str
@@ -313,21 +378,62 @@ class SkillsClient:
         try:
             with anyio.fail_after(self.timeout):
                 result = await self._session_object.send_request(
-                    _Any(method=method, params=params), types.Result
+                    _Any(method=method, params=params), _result_type()
                 )
         except TimeoutError:
             raise ImplementationError(f"{method} got no answer within {self.timeout:g} s") from None
-        except McpError as error:
-            failure = RpcFailure(error.error.code, error.error.message)
+        except _rpc_error() as raised:
+            failure = _failure(raised)
             self.answers.append(json.dumps({"code": failure.code, "message": failure.message}))
             if failure.code == -32000 and "closed" in failure.message.lower():
                 raise ImplementationError(
                     f"{method}: the server closed the connection; its stderr is in {self._log}"
                 ) from None
             return failure
-        answer: dict[str, Any] = result.model_dump(by_alias=True, mode="json", exclude_none=True)
+        answer: dict[str, Any] = (
+            result
+            if isinstance(result, dict)
+            else result.model_dump(by_alias=True, mode="json", exclude_none=True)
+        )
         self.answers.append(json.dumps(answer, ensure_ascii=False))
         return answer
+
+
+_CONNECTION_CLOSED = -32000
+"""The code the SDK raises when the server's stream ends (no server sent it)."""
+_REQUEST_TIMEOUT = -32001
+"""The code the SDK raises when an answer did not come in time (no server sent it)."""
+
+
+def _rpc_error() -> type[Exception]:
+    """The SDK's exception for an error answer: ``McpError`` (1.x) or ``MCPError`` (2.x)."""
+    from mcp.shared import exceptions
+
+    found: type[Exception] = getattr(exceptions, "MCPError", None) or exceptions.McpError
+    return found
+
+
+def _failure(error: Exception) -> RpcFailure:
+    """The code and message of the SDK's exception for an error answer."""
+    data = getattr(error, "error", None)
+    return RpcFailure(int(getattr(data, "code", 0)), str(getattr(data, "message", error)))
+
+
+def _result_type() -> Any:
+    """What a result is parsed as: every field kept (2.x's ``Result`` drops unknown ones)."""
+    from mcp import types
+
+    if hasattr(types.Result, "model_config") and types.Result.model_config.get("extra") == "allow":
+        return types.Result
+    from pydantic import TypeAdapter
+
+    return TypeAdapter(dict[str, Any])
+
+
+def _sdk_version() -> str:
+    from importlib.metadata import version
+
+    return version("mcp")
 
 
 @contextlib.contextmanager

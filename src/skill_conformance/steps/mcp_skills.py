@@ -19,6 +19,7 @@ from pytest_bdd import given, then, when
 from skill_conformance.port import Unsupported
 from skill_conformance.runtime.served import (
     EXTENSION,
+    HANDSHAKE_ERA,
     RpcFailure,
     ServedTree,
     ServerEntry,
@@ -35,8 +36,16 @@ SECRET_BINARY = bytes(range(256)) + b"\xff\xfe\x00\xc3"
 class ServedScenario:
     """One scenario of the server profile: what it wrote, its connection, what it observed."""
 
-    def __init__(self, entry: ServerEntry, tree: ServedTree, log: Path, timeout: float) -> None:
+    def __init__(
+        self,
+        entry: ServerEntry,
+        tree: ServedTree,
+        log: Path,
+        timeout: float,
+        era: str = HANDSHAKE_ERA,
+    ) -> None:
         self.entry = entry
+        self.era = era
         self.tree = tree
         self._log = log
         self._timeout = timeout
@@ -49,8 +58,12 @@ class ServedScenario:
     def client(self) -> SkillsClient:
         """The connection, opened at the first question; not applicable without the extension."""
         if self._client is None:
-            self._client = SkillsClient(self.entry, self.tree, self._log, self._timeout)
+            if self.era in self.entry.unsupported:
+                raise Unsupported(f"protocol {self.era}: {self.entry.unsupported[self.era]}")
+            self._client = SkillsClient(self.entry, self.tree, self._log, self._timeout, self.era)
             self._client.open()
+        if self._client.refusal:
+            raise Unsupported(f"protocol {self.era} not offered: {self._client.refusal}")
         return self._client
 
     def declared(self) -> dict[str, Any]:
@@ -177,7 +190,11 @@ def served(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[ServedSce
     root = tmp_path / "served"
     root.mkdir()
     scenario = ServedScenario(
-        entry, ServedTree(root, tmp_path), tmp_path / "server-stderr.log", run.options.timeout
+        entry,
+        ServedTree(root, tmp_path),
+        tmp_path / "server-stderr.log",
+        run.options.timeout,
+        run.options.era,
     )
     yield scenario
     scenario.close()
