@@ -61,9 +61,11 @@ def defined(target: str) -> set[str]:
     for base in node.bases:
         if isinstance(base, ast.Name):
             for imported in ast.walk(module):
-                if isinstance(imported, ast.ImportFrom) and any(
-                    a.name == base.id for a in imported.names
-                ):
+                if (
+                    isinstance(imported, ast.ImportFrom)
+                    and (imported.module or "").startswith("skill_conformance.")
+                    and any(a.name == base.id for a in imported.names)
+                ):  # the suite's own classes: the standard library's (Protocol) define none
                     names |= defined(f"{imported.module}:{base.id}")
     return names
 
