@@ -313,7 +313,7 @@ MUTANTS = (
     Mutant(
         _H + "RendersWholeSkillForReferenceMutant",
         ST_REFS,
-        _ids(ST_REFS, "a-reference-read-by-uri-is-that-file-alone"),
+        _ids(ST_REFS, "a-reference-read-by-uri-or-by-the-file-reader-is-that-file-alone"),
         extra=True,
     ),
     Mutant(
