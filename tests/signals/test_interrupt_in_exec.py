@@ -17,26 +17,33 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.mark.parametrize("raised", ["KeyboardInterrupt", "SystemExit(3)"])
-def test_an_interrupt_ending_an_exec_string_ends_a_guarded_module_run_with_its_status(
-    tmp_path: Path, raised: str
-) -> None:
-    (tmp_path / "sc_exec_interrupted.py").write_text(
-        "import sys\n"
-        "from skill_conformance.signals import guarded\n"
-        "def body():\n"
-        f"    exec('raise {raised}')\n"
-        "    return 0\n"
-        "sys.exit(guarded(body))\n"
-    )
+def _run_module(tmp_path: Path, name: str, source: str) -> subprocess.CompletedProcess[str]:
+    """``python -m name`` of ``source``, with the suite importable."""
+    (tmp_path / f"{name}.py").write_text(source)
     path = os.pathsep.join([str(tmp_path), str(ROOT / "src"), os.environ.get("PYTHONPATH", "")])
-    done = subprocess.run(
-        [sys.executable, "-m", "sc_exec_interrupted"],
+    return subprocess.run(
+        [sys.executable, "-m", name],
         env={**os.environ, "PYTHONPATH": path},
         capture_output=True,
         text=True,
         timeout=60,
         check=False,
+    )
+
+
+@pytest.mark.parametrize("raised", ["KeyboardInterrupt", "SystemExit(3)"])
+def test_an_interrupt_ending_an_exec_string_ends_a_guarded_module_run_with_its_status(
+    tmp_path: Path, raised: str
+) -> None:
+    done = _run_module(
+        tmp_path,
+        "sc_exec_interrupted",
+        "import sys\n"
+        "from skill_conformance.signals import guarded\n"
+        "def body():\n"
+        f"    exec('raise {raised}')\n"
+        "    return 0\n"
+        "sys.exit(guarded(body))\n",
     )
     if raised == "KeyboardInterrupt":
         assert (done.returncode, done.stderr) == (2, "skill-conformance: interrupted\n")
@@ -53,7 +60,9 @@ def test_an_interrupt_landing_where_python_would_lose_it_still_ends_the_command(
     Python prints an exception raised there as "Exception ignored" and goes on: a Ctrl-C landing
     in an import lock's weak-reference callback was lost, and the run went on to its end.
     """
-    (tmp_path / "sc_lost_interrupt.py").write_text(
+    done = _run_module(
+        tmp_path,
+        "sc_lost_interrupt",
         "import os, signal, sys, threading, time\n"
         "from skill_conformance.signals import guarded\n"
         "class Slow:\n"
@@ -67,16 +76,7 @@ def test_an_interrupt_landing_where_python_would_lose_it_still_ends_the_command(
         "    time.sleep(0.5)\n"
         "    print('went on')\n"
         "    return 0\n"
-        "sys.exit(guarded(body))\n"
-    )
-    path = os.pathsep.join([str(tmp_path), str(ROOT / "src"), os.environ.get("PYTHONPATH", "")])
-    done = subprocess.run(
-        [sys.executable, "-m", "sc_lost_interrupt"],
-        env={**os.environ, "PYTHONPATH": path},
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
+        "sys.exit(guarded(body))\n",
     )
     interrupted = (2, "", "skill-conformance: interrupted\n")
     assert (done.returncode, done.stdout, done.stderr) == interrupted
