@@ -12,16 +12,24 @@ from pathlib import Path
 
 from skill_conformance.bundled import specs_dir
 from skill_conformance.catalogue import load_catalogue
-from skill_conformance.runtime.profiles import SERVER_PROFILE
+from skill_conformance.runtime.profiles import HOST_PROFILE, SERVER_PROFILE
 from skill_conformance.runtime.servers import pid_alive
 
 ROOT = Path(__file__).resolve().parents[2]
 IMPLS = ROOT / "tests" / "jsonlines_impl"
 SCENARIOS = sum(
     f"@profile:{SERVER_PROFILE}" not in entry.scenario.tags
+    and f"@profile:{HOST_PROFILE}" not in entry.scenario.tags
     for entry in load_catalogue(specs_dir()).entries()
 )
-"""How many scenarios a run against a skill system holds: the specs' but the server profile's."""
+"""How many scenarios a run against a skill system that is no MCP skills host holds: the specs'
+but the server profile's and the host profile's."""
+HOSTED = {
+    entry.name
+    for entry in load_catalogue(specs_dir()).entries()
+    if f"@profile:{HOST_PROFILE}" in entry.scenario.tags
+}
+"""The host profile's scenarios (by test name): a run holds them only for a declared host."""
 
 
 def run_suite(

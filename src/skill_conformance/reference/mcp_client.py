@@ -94,6 +94,21 @@ class McpServer:
         # The MCP clients ignore the exception details: passing them on is courtesy.
         await self.toolset.__aexit__(exc_type, exc, traceback)  # pragma: no mutate
 
+    def extensions(self) -> dict[str, Any] | None:
+        """The extensions the connected server declared; None if not connected or not told.
+
+        pydantic-ai 2.x keeps them from the handshake; 1.x does not, and a caller then asks the
+        server on a connection of its own.
+        """
+        try:
+            capabilities = getattr(self._client, "capabilities", None)
+        except AttributeError:  # not connected yet
+            return None
+        if capabilities is None or not hasattr(capabilities, "extensions"):
+            return None
+        declared = capabilities.extensions
+        return dict(declared) if isinstance(declared, Mapping) else {}
+
     async def resources(self) -> list[McpResourceInfo]:
         """The resources the server lists (connecting for the call if it is not connected)."""
         listed = await self._client.list_resources()

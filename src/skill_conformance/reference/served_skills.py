@@ -103,7 +103,15 @@ class ServedSkillsCap(McpServerCap):
         return bool(self._declares)
 
     async def declares_extension(self) -> bool:
-        """Whether the server declares the Skills Extension (asked once)."""
+        """Whether the server declares the Skills Extension (asked once).
+
+        Read from the connection the pool opened, where it is open and the toolset keeps what the
+        handshake said; else asked on a connection of its own.
+        """
+        if self._declares is None and self.server.is_running:
+            declared = self.server.extensions()
+            if declared is not None:
+                self._declares = EXTENSION in declared
         if self._declares is None:
             try:
                 async with self._session():
