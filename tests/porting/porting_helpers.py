@@ -29,7 +29,7 @@ HOSTED = {
     for entry in load_catalogue(specs_dir()).entries()
     if f"@profile:{HOST_PROFILE}" in entry.scenario.tags
 }
-"""The host profile's scenarios (by test name): a run holds them only for a declared host."""
+"""The host profile's scenarios (by name): a run holds them only for a declared host."""
 
 
 def run_suite(
