@@ -10,6 +10,8 @@ offered, its problems.
 
 from __future__ import annotations
 
+import importlib.metadata
+import importlib.util
 import json
 import re
 import sys
@@ -18,7 +20,7 @@ from typing import Any
 
 from pytest_bdd import given, then
 
-from skill_conformance.port import McpChild, ServerCommand, SkillSystemError
+from skill_conformance.port import McpChild, ServerCommand, SkillSystemError, Unsupported
 from skill_conformance.runtime.context import ScenarioContext
 from skill_conformance.runtime.world import SkillDraft
 from skill_conformance.steps._parsing import step
@@ -70,6 +72,11 @@ def _serve(
 
 @given(step("a skills server `{label:v}` serving the skills {names:vs}"))
 def given_skills_server(conformance: ScenarioContext, label: str, names: list[str]) -> None:
+    if importlib.util.find_spec("mcp.shared.session") is None:  # the SDK's 2.x line
+        raise Unsupported(
+            "the suite's skills server is written on the mcp 1.x SDK, and this environment has "
+            f"mcp {importlib.metadata.version('mcp')}"
+        )
     folder = _folder(conformance, label)
     folder.mkdir(parents=True, exist_ok=True)
     for name in names:
