@@ -111,11 +111,11 @@ def guard() -> None:
     Called first by the command line, which then ends the process itself; a SIGTERM handler
     already set (by a host program) is left alone.
     """
+    _state["owned"] = True  # first: a handler may run as soon as it is set, inside this call
     if _main_thread() and signal.getsignal(signal.SIGTERM) == signal.SIG_DFL:
         signal.signal(signal.SIGTERM, raise_on_sigterm)
     if _main_thread() and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
         signal.signal(signal.SIGINT, raise_on_sigint)
-    _state["owned"] = True
 
 
 def settle() -> None:
@@ -185,9 +185,9 @@ def guarded(body: Callable[[], int]) -> int:
 
     Once ``body`` returns (its output whole) or is interrupted, later signals change nothing.
     """
-    guard()
     try:
         try:
+            guard()  # inside: a signal landing as a handler is set is an interrupt as any other
             status = body()
         finally:
             settle()

@@ -80,3 +80,33 @@ def test_an_interrupt_landing_where_python_would_lose_it_still_ends_the_command(
     )
     interrupted = (2, "", "skill-conformance: interrupted\n")
     assert (done.returncode, done.stdout, done.stderr) == interrupted
+
+
+@pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM"])
+def test_a_signal_landing_while_the_handlers_are_installed_ends_the_command_in_one_line(
+    tmp_path: Path, sig: str
+) -> None:
+    """The command's handlers raise from the moment they are set, even inside ``guard`` itself.
+
+    CI once sent Ctrl-C just as SIGINT's handler was installed: it ran at once, inside
+    ``signal.signal``, and the interrupt escaped as a traceback.
+    """
+    done = _run_module(
+        tmp_path,
+        "sc_signal_in_guard",
+        "import os, signal, sys\n"
+        "real = signal.signal\n"
+        "def installing(signum, handler):\n"
+        "    old = real(signum, handler)\n"
+        "    if signum == signal.{sig} and callable(handler):\n"
+        "        os.kill(os.getpid(), signum)\n"
+        "    return old\n"
+        "signal.signal = installing\n"
+        "from skill_conformance.signals import guarded\n"
+        "sys.exit(guarded(lambda: print('went on') or 0))\n".replace("{sig}", sig),
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (
+        2,
+        "",
+        "skill-conformance: interrupted\n",
+    ), done
