@@ -70,6 +70,12 @@ class Runner:
         output.write_text("")
         env.update(GITHUB_OUTPUT=str(output), GITHUB_STEP_SUMMARY=str(summary))
         env.update(GITHUB_ACTION_PATH=str(ROOT))
+        # A temporary directory of its own, as a job's machine is: pytest's numbered directories
+        # under a shared /tmp/pytest-of-USER race when runs end side by side (its clean-up of
+        # the `pytest-current` link raised FileNotFoundError in another run's test).
+        temporary = self.workdir / "tmp"
+        temporary.mkdir(exist_ok=True)
+        env.update(TMPDIR=str(temporary))
         if path is not None:
             env["PATH"] = path
         done = subprocess.run(

@@ -8,6 +8,8 @@ named pipe does (only the caller's wait, past its grace, gives up on them).
 from __future__ import annotations
 
 import asyncio
+import re
+import sys
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -37,12 +39,41 @@ class _Loader:
             time.sleep(6)  # past the timeout and the caller's grace of 5 s
         elif self.how == "crashes":
             raise RuntimeError("loader broke")
+        elif self.how == "works-slowly":  # a quarter of a processor, as on a loaded machine
+            await _work(seconds=2 * TIMEOUT, share=0.25)
+        elif self.how == "works-for-ever":
+            await _work(seconds=60, share=1.0)
+        elif self.how.startswith("works-in-a-child"):
+            await _child(seconds=2 * TIMEOUT if self.how == "works-in-a-child" else 60)
 
     async def list_skills(self) -> list[SkillListing]:
         return [SkillListing("healthy", "A healthy skill.", "local")]
 
     async def close(self) -> None:
         pass
+
+
+async def _work(seconds: float, share: float) -> None:
+    """Keep a processor busy ``share`` of the time for ``seconds``, giving the loop back often."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        busy = time.thread_time() + 0.004
+        while time.thread_time() < busy:
+            pass
+        time.sleep(0.004 * (1 - share) / share)
+        await asyncio.sleep(0)
+
+
+async def _child(seconds: float) -> None:
+    """Wait for a process of the implementation's own that keeps a processor busy ``seconds``."""
+    busy = f"import time\nend = time.monotonic() + {seconds}\nwhile time.monotonic() < end: pass"
+    child = await asyncio.create_subprocess_exec(sys.executable, "-c", busy)
+    try:
+        await child.wait()
+    finally:
+        if child.returncode is None:
+            child.kill()
+            await child.wait()
 
 
 class _Implementation:
@@ -100,3 +131,34 @@ def test_a_crash_stays_a_crash(tmp_path: Path) -> None:
             when_list_skills_bounded(context)
     finally:
         context.close()
+
+
+@pytest.mark.parametrize("how", ["works-slowly", "works-in-a-child"])
+def test_a_loader_seen_working_past_the_bound_is_given_the_time_it_needs(
+    tmp_path: Path, how: str
+) -> None:
+    """A loaded machine gives an honest loader a fraction of a processor: it works past 30 s."""
+    context = _context(tmp_path, how)
+    try:
+        when_list_skills_bounded(context)
+    finally:
+        context.close()
+    assert [entry.name for entry in context.listing or []] == ["healthy"]
+
+
+@pytest.mark.parametrize("how", ["works-for-ever", "works-in-a-child-for-ever"])
+def test_a_loader_working_without_end_is_a_hang_all_the_same(tmp_path: Path, how: str) -> None:
+    """Its own processor time spent (the bound's worth), or four times the bound gone, it ends.
+
+    Which comes first depends on the machine's load: the rules apart are in test_progress.py.
+    """
+    context = _context(tmp_path, how)
+    began = time.monotonic()
+    try:
+        with pytest.raises(Mismatch) as failed:
+            when_list_skills_bounded(context)
+    finally:
+        context.close()
+    said = r"^start\(\) did not finish within 0\.3 s, still working (after|at) [\d.]+ s"
+    assert re.search(said, failed.value.observed or ""), failed.value.observed
+    assert time.monotonic() - began < 4 * TIMEOUT + 3.0

@@ -2,7 +2,8 @@
 
 Each scenario gets its own event loop on a private thread, and one task on that loop runs every
 call in order. One task matters: MCP clients enter anyio cancel scopes that must be exited by the
-task that entered them. Every wait is bounded; an implementation that overruns is reported as hung.
+task that entered them. Every wait is bounded; an implementation that overruns is reported as hung,
+unless it is seen working (:mod:`~skill_conformance.runtime.progress`).
 
 What the implementation raises reaches the caller wrapped, so an interrupt of the caller itself (a
 Ctrl-C or SIGTERM arriving in the main thread while it waits) is never mistaken for a crash of the
@@ -40,6 +41,7 @@ from skill_conformance.port import (
 )
 from skill_conformance.runtime.abilities import operation_needs
 from skill_conformance.runtime.production import production_warnings
+from skill_conformance.runtime.progress import CEILING, Progress
 
 __all__ = [
     "BlockingSkillSystem",
@@ -78,10 +80,11 @@ class ImplementationCrash(ImplementationError):
 
 
 class ImplementationHang(ImplementationError):
-    """The implementation did not answer within the timeout."""
+    """The implementation did not answer within the timeout (``how``: what it did meanwhile)."""
 
-    def __init__(self, operation: str, timeout: float) -> None:
-        super().__init__(f"{operation}() did not finish within {timeout:g} s")
+    def __init__(self, operation: str, timeout: float, how: str = "") -> None:
+        said = f"{operation}() did not finish within {timeout:g} s"
+        super().__init__(f"{said}, {how}" if how else said)
         self.operation = operation
         self.timeout = timeout
 
@@ -188,15 +191,15 @@ class _Actor:
     def call(self, awaitable: Awaitable[T], timeout: float, tripwire: Tripwire | None = None) -> T:
         """Await ``awaitable`` on the loop; what it raises arrives wrapped in :class:`_Raised`.
 
-        With ``tripwire``, a call it sees stuck raises :class:`_Tripped` at once, its deadline
-        expired (the loop cancels it once the implementation gives the loop back).
+        Past ``timeout`` a call seen doing nothing raises :class:`_Overran`, and one seen working
+        goes on as :class:`~skill_conformance.runtime.progress.Progress` judges. With
+        ``tripwire``, a call it sees stuck raises :class:`_Tripped` at once. Either way the
+        call's deadline expires (the loop cancels it once the implementation gives the loop back).
         """
-        future = self.submit(awaitable, timeout)
+        future = self.submit(awaitable, timeout * CEILING + _GRACE)
         try:
-            if tripwire is None:
-                return future.result(timeout + _GRACE)
-            return self._watch(future, timeout + _GRACE, tripwire)
-        except (_Raised, _Timeout, _Tripped, concurrent.futures.TimeoutError):
+            return self._watch(future, Progress(timeout), tripwire)
+        except (_Raised, _Timeout, _Tripped, _Overran):
             raise
         except BaseException:
             # The caller was interrupted while it waited: cut the call in flight short, so that
@@ -205,19 +208,27 @@ class _Actor:
             self.interrupt()
             raise
 
-    def _watch(self, future: concurrent.futures.Future[T], bound: float, tripwire: Tripwire) -> T:
+    def _watch(
+        self, future: concurrent.futures.Future[T], progress: Progress, tripwire: Tripwire | None
+    ) -> T:
         started = time.monotonic()
         while True:
-            elapsed = time.monotonic() - started
             try:
-                return future.result(min(_LOOK_EVERY, max(bound - elapsed, 0.0)))
+                return future.result(_LOOK_EVERY)
             except concurrent.futures.TimeoutError:
-                if time.monotonic() - started >= bound:
-                    raise
-            stuck = tripwire(time.monotonic() - started, self._thread.ident or 0)
+                pass
+            elapsed = time.monotonic() - started
+            stuck = tripwire(elapsed, self._thread.ident or 0) if tripwire else None
             if stuck is not None:
                 self.interrupt()
                 raise _Tripped(stuck)
+            how = progress.overrun(elapsed)
+            if how is not None:
+                self.interrupt()
+                try:  # the loop cancels it, unless the implementation holds the loop's thread
+                    return future.result(_GRACE)
+                except (_Timeout, concurrent.futures.TimeoutError):
+                    raise _Overran(how) from None
 
     def interrupt(self) -> None:
         """Make the deadline of the call in flight, if any, expire now."""
@@ -254,6 +265,10 @@ class _Timeout(Exception):
 
 class _Tripped(Exception):
     """Internal marker: the tripwire saw the call stuck; the message says on what."""
+
+
+class _Overran(Exception):
+    """Internal marker: the call overran its bound; the message says what it did meanwhile."""
 
 
 class _Raised(Exception):
@@ -300,8 +315,10 @@ class BlockingSkillSystem(SkillSystem):
         try:
             with production_warnings():
                 return self._actor.call(coroutine, self._timeout, self._tripwire)
-        except (_Timeout, concurrent.futures.TimeoutError):
+        except _Timeout:
             raise ImplementationHang(operation, self._timeout) from None
+        except _Overran as overran:
+            raise ImplementationHang(operation, self._timeout, str(overran)) from None
         except _Tripped as tripped:
             raise ImplementationStuck(operation, self._timeout, str(tripped)) from None
         except _Raised as raised:
@@ -456,7 +473,7 @@ def blocking(
     guard: Guard | None = None,
     tripwire: Tripwire | None = None,
 ) -> BlockingSkillSystem:
-    """Wrap ``system`` so that each call blocks until done, for at most ``timeout`` seconds.
+    """Wrap ``system`` so that each call blocks until done, ``timeout`` seconds unless it works.
 
     ``guard``, if given, is told before each call the abilities it relies on, and may refuse it.
     ``tripwire``, if given, is asked while a call is in flight whether it is seen stuck.

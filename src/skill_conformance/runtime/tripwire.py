@@ -20,7 +20,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from types import FrameType
 
-__all__ = ["blocked_pipe", "running_in"]
+__all__ = ["blocked_pipe", "processes", "running_in"]
 
 _SLEEPS = frozenset(
     {"wait_for_partner", "pipe_read", "anon_pipe_read", "pipe_wait", "pipe_read_wait"}
@@ -40,7 +40,7 @@ _READS: Mapping[str, frozenset[int]] = {
 _AT_FDCWD = -100
 
 
-def _processes(root: int) -> Iterator[int]:
+def processes(root: int) -> Iterator[int]:
     """``root`` and its descendants (``/proc/PID/task/TID/children``)."""
     seen, pending = set(), [root]
     while pending:
@@ -123,7 +123,7 @@ def blocked_pipe(pipes: Mapping[Path, str], root: int | None = None) -> str | No
     if not pipes or not sys.platform.startswith("linux"):
         return None
     wanted = {os.path.normpath(path): name for path, name in pipes.items()}
-    for pid in _processes(os.getpid() if root is None else root):
+    for pid in processes(os.getpid() if root is None else root):
         try:
             tasks = os.listdir(f"/proc/{pid}/task")
         except OSError:
