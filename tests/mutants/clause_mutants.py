@@ -573,7 +573,6 @@ ResolvesTheRealRootOnlyMutant = mutant(
     **_reading(
         _resolving_the_real_root_only,
         "Compares an absolute link's target with the skill's real directory only.",
-        reader=False,
     ),
 )
 DecodesPathsOnceMoreMutant = mutant(

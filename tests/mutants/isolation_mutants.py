@@ -21,6 +21,7 @@ from pydantic_ai.toolsets import FunctionToolset
 from skill_conformance.reference.errors import (
     ReferenceNotFoundError,
     SecurityError,
+    SkillNotFoundError,
     ToolImportError,
 )
 from skill_conformance.reference.isolation import IsolatedToolset, ServerHealth
@@ -30,7 +31,7 @@ from skill_conformance.reference.pool import SkillPool
 from skill_conformance.reference.references import list_references, read_reference
 from skill_conformance.reference.registry import POOL_SCOPE, ExtensionRegistry, ResolvedURI, Scope
 from skill_conformance.reference.skill import McpServerSpec, Skill
-from skill_conformance.reference.skill_tools import SkillToolsProvider, render_skill
+from skill_conformance.reference.skill_tools import SkillToolsProvider
 from skill_conformance.reference.uri import SCHEME, is_skill_uri, parse_skill_uri
 from tests.mutants.base import mutant
 
@@ -149,15 +150,22 @@ class RemoteSkillsFirst(SkillToolsProvider):
 
 
 class ChecksOnlyBackslashes(SkillToolsProvider):
-    """Refuses a bare name holding a backslash, and lets `/` and dot-only names through."""
+    """Refuses a bare name holding a backslash, and lets `/` and dot-only names through.
 
-    async def load_skill(self, skill_name: str, arguments: str | None = None) -> str:
-        if is_skill_uri(skill_name):
-            return await super().load_skill(skill_name, arguments)
-        if "\\" in skill_name:
-            raise SecurityError(f"skill name {skill_name!r} is not a plain name")
-        skill = await self._find(skill_name)
-        return render_skill(skill, arguments, self.host.manager.python_tool_names(skill.name))
+    The check is in ``_find``, where every bare name is looked up (a served skill's per-origin
+    name too): overriding ``load_skill`` alone left the reference's own check in place.
+    """
+
+    async def _find(self, name: str) -> Skill:
+        if "\\" in name:
+            raise SecurityError(f"skill name {name!r} is not a plain name")
+        manager = self.host.manager
+        if name in manager.skills:
+            return manager.skills[name]
+        for provider in manager.remote_skill_resources():
+            if any(entry.name == name for entry in await provider.list_skills()):
+                return await provider.read_skill(name)
+        raise SkillNotFoundError(name)
 
 
 # -- reading a reference file ------------------------------------------------------------------
@@ -331,8 +339,13 @@ QuotesHostPathsMutant = mutant(
 )
 FollowsFinalLinkMutant = mutant("FollowsFinalLinkMutant", registry=FollowsFinalLink)
 ReadsAbsolutePathsMutant = mutant("ReadsAbsolutePathsMutant", registry=ReadsAbsolutePaths)
-RefusesAbsoluteLinksMutant = mutant("RefusesAbsoluteLinksMutant", registry=RefusesAbsoluteLinks)
-RefusesLinksUpwardMutant = mutant("RefusesLinksUpwardMutant", registry=RefusesLinksUpward)
+# The reader too: the scenarios that catch these read the file with the skill's file reader.
+RefusesAbsoluteLinksMutant = mutant(
+    "RefusesAbsoluteLinksMutant", registry=RefusesAbsoluteLinks, reader=_refusing_absolute_links
+)
+RefusesLinksUpwardMutant = mutant(
+    "RefusesLinksUpwardMutant", registry=RefusesLinksUpward, reader=_refusing_links_upward
+)
 InlinesReferencesByPathMutant = mutant(
     "InlinesReferencesByPathMutant", provider=InlinesReferencesByPath
 )
