@@ -129,6 +129,7 @@ class _Actor:
     def __init__(self) -> None:
         self._loop = asyncio.new_event_loop()
         self._deadline: asyncio.Timeout | None = None
+        self._held = False  # a call given up on still holds the loop's thread
         self._queue: asyncio.Queue[tuple[Awaitable[Any], concurrent.futures.Future[Any], float]]
         ready = threading.Event()
         self._thread = threading.Thread(
@@ -198,7 +199,9 @@ class _Actor:
         """
         future = self.submit(awaitable, timeout * CEILING + _GRACE)
         try:
-            return self._watch(future, Progress(timeout), tripwire)
+            # Behind a call that still holds the loop's thread, the work seen is that call's: a
+            # later call cannot even begin, so it is given its bound alone.
+            return self._watch(future, Progress(timeout, patient=not self._held), tripwire)
         except (_Raised, _Timeout, _Tripped, _Overran):
             raise
         except BaseException:
@@ -227,7 +230,10 @@ class _Actor:
                 self.interrupt()
                 try:  # the loop cancels it, unless the implementation holds the loop's thread
                     return future.result(_GRACE)
-                except (_Timeout, concurrent.futures.TimeoutError):
+                except concurrent.futures.TimeoutError:
+                    self._held = True
+                    raise _Overran(how) from None
+                except _Timeout:
                     raise _Overran(how) from None
 
     def interrupt(self) -> None:

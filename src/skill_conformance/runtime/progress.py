@@ -89,9 +89,15 @@ class Progress:
         bound: float,
         measure: Callable[[], Activity] = activity,
         spent: Callable[[], float] = time.process_time,
+        *,
+        patient: bool = True,
     ) -> None:
-        """Judge a call beginning now; ``spent`` tells this process's processor time so far."""
+        """Judge a call beginning now; ``spent`` tells this process's processor time so far.
+
+        Not ``patient``: the call is given its bound alone, whatever is seen working.
+        """
         self._bound = bound
+        self._patient = patient
         self._window = min(_WINDOW, bound / 3)
         self._measure = measure
         self._spent = spent
@@ -105,6 +111,8 @@ class Progress:
         """
         if elapsed < self._bound - self._window:
             return None
+        if not self._patient:
+            return "" if elapsed >= self._bound else None
         if elapsed >= self._bound * CEILING:
             return f"still working at {elapsed:.3g} s, the most a call that works is given"
         spent = self._spent() - self._began
