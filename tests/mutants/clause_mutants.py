@@ -40,7 +40,7 @@ from skill_conformance.reference.references import read_reference
 from skill_conformance.reference.skill import McpServerSpec, Skill, python_tool_prefix
 from skill_conformance.reference.skill_tools import SkillToolsProvider
 from tests.mutants.base import mutant, swapping
-from tests.mutants.isolation_mutants import _reading_registry
+from tests.mutants.isolation_mutants import reading
 
 _Load = Callable[[Path], LoadResult]
 _Read = Callable[[str, Path, str], str]
@@ -536,17 +536,6 @@ def _leaving_descriptors_open(skill: str, directory: Path, path: str) -> str:
         return read_reference(skill, directory, path)
 
 
-def _reading(read: _Read, doc: str, *, uri: bool = True, reader: bool = True) -> Any:
-    parts: dict[str, Any] = {}
-    if uri:
-        registry = _reading_registry(read, absolute=False)
-        registry.__doc__ = doc
-        parts["registry"] = registry
-    if reader:
-        parts["reader"] = read
-    return parts
-
-
 NamesToolsTheFilterRemovedMutant = mutant(
     "NamesToolsTheFilterRemovedMutant", manager=NamesToolsTheFilterRemoved
 )
@@ -566,20 +555,20 @@ SubstitutesWholeThenPositionalMutant = mutant(
 UriSkipsArgumentsMutant = mutant("UriSkipsArgumentsMutant", provider=UriSkipsArguments)
 RefusesDoubleDotsInNamesMutant = mutant(
     "RefusesDoubleDotsInNamesMutant",
-    **_reading(_refusing_double_dots, "Refuses any reference path holding '..', a name too."),
+    **reading(_refusing_double_dots, "Refuses any reference path holding '..', a name too."),
 )
 ResolvesTheRealRootOnlyMutant = mutant(
     "ResolvesTheRealRootOnlyMutant",
-    **_reading(
+    **reading(
         _resolving_the_real_root_only,
         "Compares an absolute link's target with the skill's real directory only.",
     ),
 )
 DecodesPathsOnceMoreMutant = mutant(
     "DecodesPathsOnceMoreMutant",
-    **_reading(_decoding_once_more, "Percent-decodes a reference path once more before reading."),
+    **reading(_decoding_once_more, "Percent-decodes a reference path once more before reading."),
 )
 LeavesDescriptorsOpenMutant = mutant(
     "LeavesDescriptorsOpenMutant",
-    **_reading(_leaving_descriptors_open, "Leaves a refused reference's descriptor open."),
+    **reading(_leaving_descriptors_open, "Leaves a refused reference's descriptor open."),
 )

@@ -14,14 +14,15 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 from pydantic_ai import Tool
 from pydantic_ai.toolsets import FunctionToolset
 
+from skill_conformance.reference import skill_tools
 from skill_conformance.reference.errors import (
     ReferenceNotFoundError,
     SecurityError,
-    SkillNotFoundError,
     ToolImportError,
 )
 from skill_conformance.reference.isolation import IsolatedToolset, ServerHealth
@@ -149,23 +150,22 @@ class RemoteSkillsFirst(SkillToolsProvider):
         return await super()._find(name)
 
 
+def _backslashes_only(name: str) -> str:
+    if "\\" in name:
+        raise SecurityError(f"skill name {name!r} is not a plain name")
+    return name
+
+
 class ChecksOnlyBackslashes(SkillToolsProvider):
     """Refuses a bare name holding a backslash, and lets `/` and dot-only names through.
 
-    The check is in ``_find``, where every bare name is looked up (a served skill's per-origin
-    name too): overriding ``load_skill`` alone left the reference's own check in place.
+    The check is the one ``_find`` makes of every bare name it looks up (a served skill's
+    per-origin name too): overriding ``load_skill`` alone left it in place.
     """
 
     async def _find(self, name: str) -> Skill:
-        if "\\" in name:
-            raise SecurityError(f"skill name {name!r} is not a plain name")
-        manager = self.host.manager
-        if name in manager.skills:
-            return manager.skills[name]
-        for provider in manager.remote_skill_resources():
-            if any(entry.name == name for entry in await provider.list_skills()):
-                return await provider.read_skill(name)
-        raise SkillNotFoundError(name)
+        with mock.patch.object(skill_tools, "check_skill_name", _backslashes_only):
+            return await super()._find(name)
 
 
 # -- reading a reference file ------------------------------------------------------------------
@@ -242,6 +242,13 @@ def _refusing_links_upward(skill: str, directory: Path, path: str) -> str:
     return read_reference(skill, directory, path)
 
 
+def reading(read: Callable[[str, Path, str], str], doc: str) -> dict[str, Any]:
+    """A mutant's parts reading a skill's files with ``read``: by URI and by its file reader."""
+    registry = _reading_registry(read, absolute=False)
+    registry.__doc__ = doc
+    return {"registry": registry, "reader": read}
+
+
 def _reading_registry(
     read: Callable[[str, Path, str], str], *, absolute: bool
 ) -> type[ExtensionRegistry]:
@@ -271,10 +278,6 @@ QuotesHostPaths = _reading_registry(_read_quoting_host_paths, absolute=False)
 QuotesHostPaths.__doc__ = "Reads references within bounds, but its errors quote absolute paths."
 FollowsFinalLink = _reading_registry(_read_following_final_link, absolute=False)
 FollowsFinalLink.__doc__ = "Checks the reference's directory only, then follows a final link."
-RefusesAbsoluteLinks = _reading_registry(_refusing_absolute_links, absolute=False)
-RefusesAbsoluteLinks.__doc__ = "Refuses every link with an absolute target, even one inside."
-RefusesLinksUpward = _reading_registry(_refusing_links_upward, absolute=False)
-RefusesLinksUpward.__doc__ = "Refuses every link whose target holds '..', even one staying inside."
 OpensPipesBlocking = _reading_registry(_read_opening_blocking, absolute=False)
 OpensPipesBlocking.__doc__ = "Reads any reference that exists and is no folder, opened blocking."
 ReadsAbsolutePaths = _reading_registry(_read_by_path, absolute=True)
@@ -339,12 +342,18 @@ QuotesHostPathsMutant = mutant(
 )
 FollowsFinalLinkMutant = mutant("FollowsFinalLinkMutant", registry=FollowsFinalLink)
 ReadsAbsolutePathsMutant = mutant("ReadsAbsolutePathsMutant", registry=ReadsAbsolutePaths)
-# The reader too: the scenarios that catch these read the file with the skill's file reader.
 RefusesAbsoluteLinksMutant = mutant(
-    "RefusesAbsoluteLinksMutant", registry=RefusesAbsoluteLinks, reader=_refusing_absolute_links
+    "RefusesAbsoluteLinksMutant",
+    **reading(
+        _refusing_absolute_links, "Refuses every link with an absolute target, even one inside."
+    ),
 )
 RefusesLinksUpwardMutant = mutant(
-    "RefusesLinksUpwardMutant", registry=RefusesLinksUpward, reader=_refusing_links_upward
+    "RefusesLinksUpwardMutant",
+    **reading(
+        _refusing_links_upward,
+        "Refuses every link whose target holds '..', even one staying inside.",
+    ),
 )
 InlinesReferencesByPathMutant = mutant(
     "InlinesReferencesByPathMutant", provider=InlinesReferencesByPath
