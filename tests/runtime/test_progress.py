@@ -25,8 +25,8 @@ class _Machine:
     def activity(self) -> Activity:
         return Activity(self.seconds, self.runnable)
 
-    def judge(self) -> Progress:
-        return Progress(BOUND, measure=self.activity, spent=lambda: self.spent)
+    def judge(self, *, patient: bool = True) -> Progress:
+        return Progress(BOUND, measure=self.activity, spent=lambda: self.spent, patient=patient)
 
 
 def _run(
@@ -117,5 +117,4 @@ def test_activity_counts_a_live_childs_processor_time_and_sees_a_busy_thread_run
 def test_a_call_queued_behind_one_holding_the_loop_is_given_its_bound_alone() -> None:
     """What is seen working is the call given up on: this one has not even begun."""
     machine = _Machine()
-    judge = Progress(BOUND, measure=machine.activity, spent=lambda: machine.spent, patient=False)
-    assert _run(judge, machine, until=200, cpu_share=1.0) == (BOUND, "")
+    assert _run(machine.judge(patient=False), machine, until=200, cpu_share=1.0) == (BOUND, "")
