@@ -436,7 +436,7 @@ Feature: skill-loading
       And the listed skill `quoted` has the description `Use when: the user asks about colons`
       And the skill `healthy` still loads
 
-    @id:a-value-holding-a-colon-shall-be-read-whole.an-unquoted-value-holding-a-colon-is-read-whole @added-by:skill-conformance @needs:lenient-loading @clause:loading.colon.unquoted
+    @id:a-value-holding-a-colon-shall-be-read-whole.an-unquoted-value-holding-a-colon-is-read-whole @added-by:skill-conformance @clause:loading.colon.unquoted @clause:loading.colon.never-rewritten
     Scenario: An unquoted value holding a colon is read whole
       Given a skill `healthy`
       And a skill folder `unquoted` whose `SKILL.md` reads
@@ -448,12 +448,12 @@ Feature: skill-loading
         Body of unquoted.
         """
       When `list_skills` is called
-      Then the listed skill names are exactly `healthy` and `unquoted`
-      And the listed skill `unquoted` has the description `Use when: the user asks about colons`
-      And the skill `unquoted` loads with the text `Body of unquoted.`
+      Then the listed skill names are exactly `healthy` and `unquoted`, `unquoted` left out only where the implementation may refuse what the format forbids
+      And the skill `unquoted` is either not listed or listed with the description `Use when: the user asks about colons`
+      And the skill `unquoted` loads with the text `Body of unquoted.` where it is listed
       And the skill `healthy` still loads
 
-    @id:a-value-holding-a-colon-shall-be-read-whole.an-unquoted-value-holding-a-colon-and-an-apostrophe-is-read-whole @added-by:skill-conformance @needs:lenient-loading @clause:loading.colon.unquoted
+    @id:a-value-holding-a-colon-shall-be-read-whole.an-unquoted-value-holding-a-colon-and-an-apostrophe-is-read-whole @added-by:skill-conformance @clause:loading.colon.unquoted @clause:loading.colon.never-rewritten
     Scenario: An unquoted value holding a colon and an apostrophe is read whole
       Given a skill `healthy`
       And a skill folder `apostrophe` whose `SKILL.md` reads
@@ -466,10 +466,10 @@ Feature: skill-loading
         Body of apostrophe.
         """
       When `list_skills` is called
-      Then the listed skill names are exactly `apostrophe` and `healthy`
-      And the listed skill `apostrophe` has the description `Use when: the user's notes hold colons`
+      Then the listed skill names are exactly `apostrophe` and `healthy`, `apostrophe` left out only where the implementation may refuse what the format forbids
+      And the skill `apostrophe` is either not listed or listed with the description `Use when: the user's notes hold colons`
 
-    @id:a-value-holding-a-colon-shall-be-read-whole.every-unquoted-value-holding-a-colon-is-read-whole @added-by:skill-conformance @needs:lenient-loading @clause:loading.colon.unquoted
+    @id:a-value-holding-a-colon-shall-be-read-whole.every-unquoted-value-holding-a-colon-is-read-whole @added-by:skill-conformance @clause:loading.colon.unquoted @clause:loading.colon.never-rewritten
     Scenario: Every unquoted value holding a colon is read whole
       Given a skill `healthy`
       And a skill folder `both` whose `SKILL.md` reads
@@ -482,8 +482,8 @@ Feature: skill-loading
         Body of both.
         """
       When `list_skills` is called
-      Then the listed skill names are exactly `both` and `healthy`
-      And the listed skill `both` has the description `Use when: two values hold colons`
+      Then the listed skill names are exactly `both` and `healthy`, `both` left out only where the implementation may refuse what the format forbids
+      And the skill `both` is either not listed or listed with the description `Use when: two values hold colons`
 
   @requirement:a-skill-s-name-shall-follow-the-format-and-a-name-differing-from-its-folder-shall-still-load @delta:baseline @added-by:skill-conformance
   Rule: A skill's name SHALL follow the format, and a name differing from its folder SHALL still load
@@ -507,7 +507,9 @@ Feature: skill-loading
     name the file of the copy that does not load, never that of the one that does.
     A loader that follows the format refuses a name differing from its folder, and is not wrong by the
     format: loading such a name, and choosing among copies that declare one, is lenient loading, needed
-    only of implementations that do it (`lenient-loading`). Likewise the guidance lets a client keep a
+    only of implementations that do it (`lenient-loading`). [loading.name.differs-either] Whichever it
+    does, an implementation SHALL either refuse such a skill or load it under the name it declares, never
+    under its folder's name, and SHALL keep every other skill loading. Likewise the guidance lets a client keep a
     name over 64 characters with a warning, so refusing it is needed only of implementations that
     enforce the format's lengths (`length-limits`); the other rules of a name apply to every
     implementation.
@@ -617,7 +619,7 @@ Feature: skill-loading
       Then the listed skill names are exactly `aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa` and `healthy`
       And the skill `healthy` still loads
 
-    @id:a-skill-s-name-shall-follow-the-format-and-a-name-differing-from-its-folder-shall-still-load.a-name-that-differs-from-its-folder-loads-under-that-name @added-by:skill-conformance @needs:lenient-loading @clause:loading.name.differs
+    @id:a-skill-s-name-shall-follow-the-format-and-a-name-differing-from-its-folder-shall-still-load.a-name-that-differs-from-its-folder-loads-under-that-name @added-by:skill-conformance @clause:loading.name.differs @clause:loading.name.differs-either
     Scenario: A name that differs from its folder loads under that name
       Given a skill `healthy`
       And a skill folder `folder-name` whose `SKILL.md` reads
@@ -629,8 +631,8 @@ Feature: skill-loading
         Body of declared-name.
         """
       When `list_skills` is called
-      Then the listed skill names are exactly `declared-name` and `healthy`
-      And the skill `declared-name` loads with the text `Body of declared-name.`
+      Then the listed skill names are exactly `declared-name` and `healthy`, `declared-name` left out only where the implementation may refuse what the format forbids
+      And the skill `declared-name` loads with the text `Body of declared-name.` where it is listed
       And the skill `healthy` still loads
 
     @id:a-skill-s-name-shall-follow-the-format-and-a-name-differing-from-its-folder-shall-still-load.two-folders-declaring-the-same-name-never-list-it-twice @added-by:skill-conformance @clause:loading.name.duplicate-winner

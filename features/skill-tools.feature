@@ -76,19 +76,22 @@ Feature: skill-tools
       When `load_skill` is called with `..\secret.md`
       Then the call fails with a security error
 
-    @id:load-skill-tool-shall-resolve-skills-by-bare-name-or-uri.a-bare-name-holding-a-slash-is-refused @added-by:skill-conformance @needs:error-kinds @clause:tools.load.plain-name @clause:tools.load.plain-name-reads-nothing
+    @id:load-skill-tool-shall-resolve-skills-by-bare-name-or-uri.a-bare-name-holding-a-slash-is-refused @added-by:skill-conformance @clause:tools.load.plain-name @clause:tools.load.plain-name-reads-nothing @clause:tools.load.refusal-result
     Scenario: A bare name holding a slash is refused
       Given a skill `my-skill`
       And a file `secret.md` containing `TOPSECRET` next to the skills directory
       When `load_skill` is called with `../secret.md`
-      Then the call fails with a security error
+      Then the call is refused, with a security error where the implementation names kinds, else by a result the agent's run goes on from
       And no result or error contains `TOPSECRET`
 
-    @id:load-skill-tool-shall-resolve-skills-by-bare-name-or-uri.a-bare-name-made-of-dots-only-is-refused @added-by:skill-conformance @needs:error-kinds @clause:tools.load.plain-name
+    @id:load-skill-tool-shall-resolve-skills-by-bare-name-or-uri.a-bare-name-made-of-dots-only-is-refused @added-by:skill-conformance @clause:tools.load.plain-name @clause:tools.load.plain-name-reads-nothing @clause:tools.load.refusal-result
     Scenario: A bare name made of dots only is refused
       Given a skill `my-skill`
+      And a file `SKILL.md` containing `TOPSECRET` next to the skills directory
       When `load_skill` is called with `..`
-      Then the call fails with a security error
+      Then the call is refused, with a security error where the implementation names kinds, else by a result the agent's run goes on from
+      And no result or error contains `TOPSECRET`
+      And no result or error reveals a host path
 
     @id:load-skill-tool-shall-resolve-skills-by-bare-name-or-uri.the-loaded-text-names-no-tool-the-agent-is-not-offered @added-by:skill-conformance @needs:python-tools @needs:allowed-tools @clause:tools.load.names-only-offered @clause:tools.load.names-tools
     Scenario: The loaded text names no tool the agent is not offered

@@ -11,7 +11,7 @@ import re
 
 from pytest_bdd import given, parsers, then
 
-from skill_conformance.port import SkillListing
+from skill_conformance.port import Ability, SkillListing
 from skill_conformance.runtime.context import ScenarioContext
 from skill_conformance.steps._parsing import step
 from skill_conformance.verdicts import expect
@@ -389,6 +389,32 @@ def then_refused_or_whole(conformance: ScenarioContext, name: str, text: str) ->
             )
 
 
+@then(
+    step(
+        "the listed skill names are exactly {names:vs}, `{name:v}` left out only where the"
+        " implementation may refuse what the format forbids"
+    )
+)
+def then_listed_exactly_or_strict(
+    conformance: ScenarioContext, names: list[str], name: str
+) -> None:
+    """Exactly ``names``; a loader following the format strictly may leave ``name`` out.
+
+    No ``@needs:lenient-loading``: what both choices owe (nothing else lost, nothing listed under
+    another name) is every implementation's, and only one declaring lenient loading must list it.
+    """
+    listed = sorted(entry.name for entry in _listing(conformance))
+    allowed = [sorted(names)]
+    if Ability.LENIENT_LOADING in conformance.implementation.unsupported:
+        allowed.append(sorted(set(names) - {name}))
+    expect(
+        listed in allowed,
+        "list_skills does not list exactly the skills the scenario names",
+        expected=" or ".join(f"exactly {choice}" for choice in allowed),
+        observed=f"list_skills lists {listed}",
+    )
+
+
 @then("no skill is listed twice")
 def then_no_duplicates(conformance: ScenarioContext) -> None:
     names = [entry.name for entry in _listing(conformance)]
@@ -453,6 +479,13 @@ def _expect_loaded_text(name: str, loaded: str, text: str) -> None:
 @then(step("the skill `{name:v}` loads with the text `{text:v}`"))
 def then_loads_with(conformance: ScenarioContext, name: str, text: str) -> None:
     _expect_loaded_text(name, _loaded(conformance, name), text)
+
+
+@then(step("the skill `{name:v}` loads with the text `{text:v}` where it is listed"))
+def then_loads_with_if_listed(conformance: ScenarioContext, name: str, text: str) -> None:
+    """As ``loads with the text`` for a listed skill; a skill refused at loading is not loaded."""
+    if any(entry.name == name for entry in _listing(conformance)):
+        then_loads_with(conformance, name, text)
 
 
 @then(step("the skill `{name:v}` loads with the text `{text:v}` and no carriage return"))
