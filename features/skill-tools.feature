@@ -84,7 +84,7 @@ Feature: skill-tools
       Then the call is refused, with a security error where the implementation names kinds, else by a result the agent's run goes on from
       And no result or error contains `TOPSECRET`
 
-    @id:load-skill-tool-shall-resolve-skills-by-bare-name-or-uri.a-bare-name-made-of-dots-only-is-refused @added-by:skill-conformance @clause:tools.load.plain-name @clause:tools.load.plain-name-reads-nothing @clause:tools.load.refusal-result
+    @id:load-skill-tool-shall-resolve-skills-by-bare-name-or-uri.a-bare-name-made-of-dots-only-is-refused @added-by:skill-conformance @needs:contained-reader @clause:tools.load.plain-name @clause:tools.load.plain-name-reads-nothing @clause:tools.load.refusal-result
     Scenario: A bare name made of dots only is refused
       Given a skill `my-skill`
       And a file `SKILL.md` containing `TOPSECRET` next to the skills directory
