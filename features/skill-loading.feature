@@ -657,7 +657,7 @@ Feature: skill-loading
       And no skill is listed twice
       And the skill `healthy` still loads
 
-    @id:a-skill-s-name-shall-follow-the-format-and-a-name-differing-from-its-folder-shall-still-load.two-folders-declaring-the-same-name-give-one-skill @added-by:skill-conformance @needs:lenient-loading @clause:loading.name.duplicate-winner
+    @id:a-skill-s-name-shall-follow-the-format-and-a-name-differing-from-its-folder-shall-still-load.two-folders-declaring-the-same-name-give-one-skill @added-by:skill-conformance @clause:loading.name.duplicate-winner
     Scenario: Two folders declaring the same name give one skill
       Given a skill `healthy`
       And a skill folder `a-copy` whose `SKILL.md` reads
@@ -689,9 +689,9 @@ Feature: skill-loading
         ---
         """
       When `list_skills` is called
-      Then the listed skill names are exactly `healthy`, `shared` and `tidy`
+      Then the listed skill names are exactly `healthy`, `shared` and `tidy`, `shared` left out only where the implementation may refuse what the format forbids
       And the listed skill `tidy` has the description `The real one.` or `A stray copy.`
-      And the listed skill `shared` has the description `First in folder order.` or `Second in folder order.`
+      And the skill `shared` is either not listed or listed with the description `First in folder order.` or `Second in folder order.`
       And the skill `healthy` still loads
 
     @id:a-skill-s-name-shall-follow-the-format-and-a-name-differing-from-its-folder-shall-still-load.names-of-one-character-digits-and-single-hyphens-load @added-by:skill-conformance @clause:loading.name.chars @clause:loading.name.length
@@ -938,7 +938,7 @@ Feature: skill-loading
     which the format does not forbid; refusing is needed only of implementations that do it
     (`duplicate-keys`).
 
-    @id:a-frontmatter-with-a-key-written-twice-shall-be-refused.a-key-written-twice-is-refused @added-by:skill-conformance @needs:duplicate-keys @clause:loading.duplicate-keys.refused
+    @id:a-frontmatter-with-a-key-written-twice-shall-be-refused.a-key-written-twice-is-refused @added-by:skill-conformance @clause:loading.duplicate-keys.refused
     Scenario: A key written twice is refused
       Given a skill `healthy`
       And a skill folder `twice` whose `SKILL.md` reads
@@ -951,10 +951,11 @@ Feature: skill-loading
         Body of twice.
         """
       When `list_skills` is called
-      Then the listed skill names are exactly `healthy`
+      Then the listed skill names are exactly `healthy`, with `twice` too where the implementation keeps a key written twice
+      And the skill `twice` is either not listed or listed with the description `The first description.` or `The second description.`
       And the skill `healthy` still loads
 
-    @id:a-frontmatter-with-a-key-written-twice-shall-be-refused.a-key-written-twice-inside-a-field-is-refused @added-by:skill-conformance @needs:duplicate-keys @clause:loading.duplicate-keys.refused
+    @id:a-frontmatter-with-a-key-written-twice-shall-be-refused.a-key-written-twice-inside-a-field-is-refused @added-by:skill-conformance @clause:loading.duplicate-keys.refused
     Scenario: A key written twice inside a field is refused
       Given a skill `healthy`
       And a skill folder `nested` whose `SKILL.md` reads
@@ -969,7 +970,8 @@ Feature: skill-loading
         Body of nested.
         """
       When `list_skills` is called
-      Then the listed skill names are exactly `healthy`
+      Then the listed skill names are exactly `healthy`, with `nested` too where the implementation keeps a key written twice
+      And the skill `nested` is either not listed or listed with the description `Its metadata names the author twice.`
       And the skill `healthy` still loads
 
   @requirement:a-skill-md-shall-be-read-only-if-it-is-a-regular-file-in-its-skill-s-folder-within-size-limits @delta:baseline @added-by:skill-conformance
@@ -1044,13 +1046,13 @@ Feature: skill-loading
       Then the listed skill names are exactly `healthy` and `sizable`
       And the skill `healthy` still loads
 
-    @id:a-skill-md-shall-be-read-only-if-it-is-a-regular-file-in-its-skill-s-folder-within-size-limits.a-skill-md-of-exactly-1-mib-loads-and-one-a-byte-longer-is-refused @added-by:skill-conformance @needs:size-limits @clause:loading.file.size-limit @clause:loading.file.within-limits
+    @id:a-skill-md-shall-be-read-only-if-it-is-a-regular-file-in-its-skill-s-folder-within-size-limits.a-skill-md-of-exactly-1-mib-loads-and-one-a-byte-longer-is-refused @added-by:skill-conformance @clause:loading.file.size-limit @clause:loading.file.within-limits
     Scenario: A SKILL.md of exactly 1 MiB loads and one a byte longer is refused
       Given a skill `healthy`
       And a skill folder `exact` whose `SKILL.md` is 1 MiB long
       And a skill folder `over` whose `SKILL.md` is 1 MiB and one byte long
       When `list_skills` is called
-      Then the listed skill names are exactly `exact` and `healthy`
+      Then the listed skill names are exactly `exact` and `healthy`, with `over` too where the implementation sets no size limits
 
     @id:a-skill-md-shall-be-read-only-if-it-is-a-regular-file-in-its-skill-s-folder-within-size-limits.a-skill-md-of-2-mib-keeps-no-other-skill-from-loading @added-by:skill-conformance @clause:loading.file.others-load
     Scenario: A SKILL.md of 2 MiB keeps no other skill from loading
@@ -1070,13 +1072,13 @@ Feature: skill-loading
       Then the listed skill names are exactly `healthy` and `trim`
       And the skill `healthy` still loads
 
-    @id:a-skill-md-shall-be-read-only-if-it-is-a-regular-file-in-its-skill-s-folder-within-size-limits.a-frontmatter-of-exactly-64-kib-loads-and-one-a-byte-longer-is-refused @added-by:skill-conformance @needs:size-limits @clause:loading.file.frontmatter-limit @clause:loading.file.within-limits
+    @id:a-skill-md-shall-be-read-only-if-it-is-a-regular-file-in-its-skill-s-folder-within-size-limits.a-frontmatter-of-exactly-64-kib-loads-and-one-a-byte-longer-is-refused @added-by:skill-conformance @clause:loading.file.frontmatter-limit @clause:loading.file.within-limits
     Scenario: A frontmatter of exactly 64 KiB loads and one a byte longer is refused
       Given a skill `healthy`
       And a skill folder `exact` whose frontmatter is 64 KiB long
       And a skill folder `over` whose frontmatter is 64 KiB and one byte long
       When `list_skills` is called
-      Then the listed skill names are exactly `exact` and `healthy`
+      Then the listed skill names are exactly `exact` and `healthy`, with `over` too where the implementation sets no size limits
 
     @id:a-skill-md-shall-be-read-only-if-it-is-a-regular-file-in-its-skill-s-folder-within-size-limits.a-frontmatter-of-100-kib-keeps-no-other-skill-from-loading @added-by:skill-conformance @clause:loading.file.others-load
     Scenario: A frontmatter of 100 KiB keeps no other skill from loading
@@ -1103,14 +1105,14 @@ Feature: skill-loading
       Then the listed skill names include `healthy`
       And the skill `healthy` still loads
 
-    @id:a-skill-md-shall-be-read-only-if-it-is-a-regular-file-in-its-skill-s-folder-within-size-limits.size-limits-count-bytes-not-characters @added-by:skill-conformance @needs:size-limits @clause:loading.file.size-limit @clause:loading.file.frontmatter-limit
+    @id:a-skill-md-shall-be-read-only-if-it-is-a-regular-file-in-its-skill-s-folder-within-size-limits.size-limits-count-bytes-not-characters @added-by:skill-conformance @clause:loading.file.size-limit @clause:loading.file.frontmatter-limit @clause:loading.file.within-limits
     Scenario: Size limits count bytes, not characters
       Given a skill `healthy`
       And a skill folder `wide-body` whose instructions are 600000 characters `é` long
       And a skill folder `wide-head` whose frontmatter holds 40000 characters `é`
       And a skill folder `fits` whose frontmatter holds 30000 characters `é`
       When `list_skills` is called
-      Then the listed skill names are exactly `fits` and `healthy`
+      Then the listed skill names are exactly `fits` and `healthy`, with `wide-body` and `wide-head` too where the implementation sets no size limits
 
     @id:a-skill-md-shall-be-read-only-if-it-is-a-regular-file-in-its-skill-s-folder-within-size-limits.a-skill-md-of-a-gigabyte-is-not-read-whole-and-keeps-no-other-skill-from-loading @added-by:skill-conformance @clause:loading.file.read-bounded-all @clause:loading.file.others-load
     Scenario: A SKILL.md of a gigabyte is not read whole and keeps no other skill from loading
@@ -1145,7 +1147,7 @@ Feature: skill-loading
     within them SHALL load. The
     frontmatter's own mapping is the first level; a scalar is no level of its own.
 
-    @id:yaml-that-nests-or-expands-without-bound-shall-be-refused.nesting-and-expansion-are-refused-just-past-their-bounds @added-by:skill-conformance @needs:size-limits @clause:loading.yaml.bounds @clause:loading.yaml.within-bounds
+    @id:yaml-that-nests-or-expands-without-bound-shall-be-refused.nesting-and-expansion-are-refused-just-past-their-bounds @added-by:skill-conformance @clause:loading.yaml.bounds @clause:loading.yaml.within-bounds
     Scenario: Nesting and expansion are refused just past their bounds
       Given a skill `healthy`
       And a skill folder `deep` whose field `extra` holds 63 nested flow sequences around one value
@@ -1154,7 +1156,7 @@ Feature: skill-loading
       And a skill folder `wider` whose field `extra` repeats by 120 aliases a list of 100 values
       And a skill folder `broad` whose field `extra` holds 100 one-value flow sequences side by side
       When `list_skills` is called
-      Then the listed skill names are exactly `broad`, `deep`, `healthy` and `wide`
+      Then the listed skill names are exactly `broad`, `deep`, `healthy` and `wide`, with `deeper` and `wider` too where the implementation sets no size limits
 
     @id:yaml-that-nests-or-expands-without-bound-shall-be-refused.a-thousand-nested-sequences-keep-no-other-skill-from-loading @added-by:skill-conformance @clause:loading.yaml.no-exhaustion @clause:loading.yaml.finishes
     Scenario: A thousand nested sequences keep no other skill from loading

@@ -7,13 +7,14 @@ Everything is observed through the port: ``list_skills``, ``load_skill`` and the
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from pytest_bdd import given, parsers, then
 
 from skill_conformance.port import Ability, SkillListing
 from skill_conformance.runtime.context import ScenarioContext
-from skill_conformance.steps._parsing import step
+from skill_conformance.steps._parsing import one_of, step
 from skill_conformance.verdicts import expect
 
 _BOM = b"\xef\xbb\xbf"
@@ -389,30 +390,84 @@ def then_refused_or_whole(conformance: ScenarioContext, name: str, text: str) ->
             )
 
 
-@then(
-    step(
-        "the listed skill names are exactly {names:vs}, `{name:v}` left out only where the"
-        " implementation may refuse what the format forbids"
-    )
-)
-def then_listed_exactly_or_strict(
-    conformance: ScenarioContext, names: list[str], name: str
-) -> None:
-    """Exactly ``names``; a loader following the format strictly may leave ``name`` out.
-
-    No ``@needs:lenient-loading``: what both choices owe (nothing else lost, nothing listed under
-    another name) is every implementation's, and only one declaring lenient loading must list it.
-    """
+def _listed_as(conformance: ScenarioContext, allowed: list[list[str]]) -> None:
     listed = sorted(entry.name for entry in _listing(conformance))
-    allowed = [sorted(names)]
-    if Ability.LENIENT_LOADING in conformance.implementation.unsupported:
-        allowed.append(sorted(set(names) - {name}))
     expect(
         listed in allowed,
         "list_skills does not list exactly the skills the scenario names",
         expected=" or ".join(f"exactly {choice}" for choice in allowed),
         observed=f"list_skills lists {listed}",
     )
+
+
+@then(
+    step(
+        "the listed skill names are exactly {names:vs}, {left:vs} left out only where the"
+        " implementation may refuse what the format forbids"
+    )
+)
+def then_listed_exactly_or_strict(
+    conformance: ScenarioContext, names: list[str], left: list[str]
+) -> None:
+    """Exactly ``names``; a loader following the format strictly may leave ``left`` out.
+
+    No ``@needs:lenient-loading``: what both choices owe (nothing else lost, nothing listed under
+    another name) is every implementation's, and only one declaring lenient loading must list them.
+    """
+    allowed = [sorted(names)]
+    if Ability.LENIENT_LOADING in conformance.implementation.unsupported:
+        allowed.append(sorted(set(names) - set(left)))
+    _listed_as(conformance, allowed)
+
+
+_CHOICES = {
+    "sets no size limits": Ability.SIZE_LIMITS,
+    "keeps a key written twice": Ability.DUPLICATE_KEYS,
+}
+
+
+@then(
+    step(
+        "the listed skill names are exactly {names:vs}, with {extra:vs} too where the"
+        " implementation {choice:choice}",
+        extra_types={"choice": one_of(*_CHOICES)},
+    )
+)
+def then_listed_exactly_or_kept(
+    conformance: ScenarioContext, names: list[str], extra: list[str], choice: str
+) -> None:
+    """Exactly ``names``; where the implementation lacks the refusing ability, any of ``extra`` too.
+
+    The refusal is asked only of implementations declaring the ability; ``names`` (what is within
+    every limit, and what nothing may take away) are every implementation's to list.
+    """
+    allowed = [sorted(names)]
+    if _CHOICES[choice] in conformance.implementation.unsupported:
+        allowed = [
+            sorted([*names, *kept])
+            for count in range(len(extra) + 1)
+            for kept in itertools.combinations(extra, count)
+        ]
+    _listed_as(conformance, allowed)
+
+
+@then(
+    step(
+        "the skill `{name:v}` is either not listed or listed with the description `{first:v}`"
+        " or `{second:v}`"
+    )
+)
+def then_refused_or_either(
+    conformance: ScenarioContext, name: str, first: str, second: str
+) -> None:
+    for entry in _listing(conformance):
+        if entry.name == name:
+            expect(
+                entry.description in (first, second),
+                f"the listed skill {name!r} has the description of neither copy",
+                expected=f"{first!r} or {second!r}, or the skill refused",
+                observed=_excerpt(entry.description),
+            )
 
 
 @then("no skill is listed twice")
