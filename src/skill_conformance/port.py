@@ -102,7 +102,10 @@ class Ability(StrEnum):
 
     An adapter lists those it lacks in :attr:`Implementation.unsupported`, each with a reason.
     A scenario needing any of them is reported *not applicable*, with the reasons of all it
-    lacks; it is not started.
+    lacks; it is not started. A choice the format leaves open (``lenient-loading``,
+    ``size-limits``, ``duplicate-keys``) is asked of the implementations declaring it, while the
+    same scenario holds every other implementation to what both choices owe (a step's "where the
+    implementation ..." names which).
     """
 
     MCP = "mcp"

@@ -22,6 +22,7 @@ from skill_conformance.adapters.reference import (
     ReferenceImplementation,
     ReferenceParts,
 )
+from skill_conformance.port import Ability
 from skill_conformance.reference.factory import AgentFactory, HostContext
 from skill_conformance.reference.loader import LoadResult, load_skills
 from skill_conformance.reference.manager import SkillManagerCap
@@ -68,3 +69,21 @@ def swapping(*swaps: tuple[object, str, object]) -> Callable[[Path], LoadResult]
             return load_skills(skills_dir)
 
     return load
+
+
+def choosing_otherwise(
+    factory: Callable[[], ReferenceImplementation], *choices: Ability
+) -> Callable[[], ReferenceImplementation]:
+    """``factory``'s mutant declaring ``choices`` unsupported, as the format allows it to.
+
+    What it is then held to is what both choices owe, so its defect must be caught there.
+    """
+
+    def build() -> ReferenceImplementation:
+        implementation = factory()
+        implementation.unsupported = {
+            choice: f"{implementation.name} chooses otherwise" for choice in choices
+        }
+        return implementation
+
+    return build

@@ -520,6 +520,33 @@ MUTANTS = (
         extra=True,
     ),
     Mutant(
+        _L + "StrictListsMismatchesByFolderMutant",
+        SL_NAME,
+        _ids(SL_NAME, "a-name-that-differs-from-its-folder-loads-under-that-name"),
+        extra=True,
+    ),
+    Mutant(
+        _L + "StrictLosesEverySkillToOneMutant",
+        SL_COLON,
+        _ids(
+            SL_COLON,
+            "an-unquoted-value-holding-a-colon-is-read-whole",
+            "an-unquoted-value-holding-a-colon-and-an-apostrophe-is-read-whole",
+            "every-unquoted-value-holding-a-colon-is-read-whole",
+        ),
+        extra=True,
+    ),
+    Mutant(
+        _L + "NoLimitsRefusesAtTheLimitMutant",
+        SL_FILE,
+        _ids(
+            SL_FILE,
+            "a-skill-md-of-exactly-1-mib-loads-and-one-a-byte-longer-is-refused",
+            "a-frontmatter-of-exactly-64-kib-loads-and-one-a-byte-longer-is-refused",
+        ),
+        extra=True,
+    ),
+    Mutant(
         _L + "KeepsTheLastOfARepeatedKeyMutant",
         SL_DUPLICATE,
         _ids(SL_DUPLICATE, "a-key-written-twice-is-refused")

@@ -14,6 +14,7 @@ exhaust the machine.
 from __future__ import annotations
 
 import codecs
+import dataclasses
 import os
 import re
 import time
@@ -24,11 +25,12 @@ from unittest import mock
 
 import yaml
 
+from skill_conformance.port import Ability
 from skill_conformance.reference import frontmatter, loader
 from skill_conformance.reference.frontmatter import FIRST_HEADER_LINE, FrontmatterError
 from skill_conformance.reference.loader import LoadResult, load_skill_dir, load_skills
 from skill_conformance.reference.skill import McpServerSpec
-from tests.mutants.base import mutant, swapping
+from tests.mutants.base import choosing_otherwise, mutant, swapping
 
 _Load = Callable[[Path], LoadResult]
 
@@ -209,6 +211,45 @@ KeepsTheLastOfARepeatedKeyMutant = mutant(
     loader=swapping(
         (frontmatter._BoundedLoader, "construct_mapping", yaml.SafeLoader.construct_mapping)
     ),
+)
+
+
+# -- loaders that choose otherwise where the format lets them, and break what both choices owe --
+
+
+def _listing_mismatches_by_folder(skills_dir: Path) -> LoadResult:
+    result = load_skills(skills_dir)
+    skills = {}
+    for name, skill in result.skills.items():
+        folder = skill.directory.name if skill.directory is not None else name
+        skills[folder] = dataclasses.replace(skill, name=folder)
+    return LoadResult(skills, result.problems)
+
+
+def _losing_every_skill_to_one_refusal(skills_dir: Path) -> LoadResult:
+    # A strict YAML loader that raises on the first skill it refuses, as one-call loaders do.
+    with mock.patch.object(frontmatter, "_quote_colon_values", lambda header: header):
+        result = load_skills(skills_dir)
+    return LoadResult({}, result.problems) if result.problems else result
+
+
+StrictListsMismatchesByFolderMutant = choosing_otherwise(
+    mutant("StrictListsMismatchesByFolderMutant", loader=_listing_mismatches_by_folder),
+    Ability.LENIENT_LOADING,
+)
+StrictLosesEverySkillToOneMutant = choosing_otherwise(
+    mutant("StrictLosesEverySkillToOneMutant", loader=_losing_every_skill_to_one_refusal),
+    Ability.LENIENT_LOADING,
+)
+NoLimitsRefusesAtTheLimitMutant = choosing_otherwise(
+    mutant(
+        "NoLimitsRefusesAtTheLimitMutant",
+        loader=swapping(
+            (frontmatter, "MAX_FILE_BYTES", frontmatter.MAX_FILE_BYTES - 1),
+            (frontmatter, "MAX_FRONTMATTER_BYTES", frontmatter.MAX_FRONTMATTER_BYTES - 1),
+        ),
+    ),
+    Ability.SIZE_LIMITS,
 )
 
 
