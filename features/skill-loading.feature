@@ -728,7 +728,7 @@ Feature: skill-loading
       When the property `skill-names` is checked over generated examples
       Then it holds for every example
 
-    @id:a-skill-s-name-shall-follow-the-format-and-a-name-differing-from-its-folder-shall-still-load.loading-name-length-holds-over-its-domain @clause:loading.name.length @property:skill-name-lengths @needs:length-limits
+    @id:a-skill-s-name-shall-follow-the-format-and-a-name-differing-from-its-folder-shall-still-load.loading-name-length-holds-over-its-domain @clause:loading.name.length @property:skill-name-lengths
     Scenario: [loading.name.length] holds over its domain
       Domain: valid names of 1 to 80 characters, one to four at once; edges: 1, 2, 63, 64, 65, 66 and 80 characters
 
@@ -828,7 +828,7 @@ Feature: skill-loading
       When `list_skills` is called
       Then the listed skill names are exactly `accented` and `healthy`
 
-    @id:a-skill-shall-have-a-description-of-1-to-1024-characters.loading-description-length-holds-over-its-domain @clause:loading.description.length @property:description-lengths @needs:length-limits
+    @id:a-skill-shall-have-a-description-of-1-to-1024-characters.loading-description-length-holds-over-its-domain @clause:loading.description.length @clause:loading.description.catalogue @property:description-lengths
     Scenario: [loading.description.length] holds over its domain
       Domain: descriptions of 1 to 1032 characters, mostly near 1024, repeating a unit of ASCII letters, spaces, `é`, `漢` and the emoji `😀` (one character, two UTF-16 units, four bytes), one to four at once; edges: 1024 and 1025 ASCII characters, 1024 characters of `漢`, of `é` and of `😀`
 

@@ -12,6 +12,7 @@ import functools
 import re
 import string
 from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from typing import Any
 from urllib.parse import quote, unquote
 
@@ -45,18 +46,42 @@ def _skill_file(frontmatter: Mapping[str, Any], body: str = "Body.") -> bytes:
     return f"---\n{header}---\n{body}\n".encode()
 
 
-def _check_listed(examples: Examples, skills: Mapping[str, bytes], wanted: set[str]) -> None:
-    """Write ``skills`` (folder: SKILL.md) and list them: exactly ``wanted`` must be listed."""
+def _check_listed(
+    examples: Examples,
+    skills: Mapping[str, bytes],
+    wanted: AbstractSet[str],
+    kept: AbstractSet[str] = frozenset(),
+    longest: int | None = None,
+) -> None:
+    """Write ``skills`` (folder: SKILL.md) and list them: exactly ``wanted``, and any of ``kept``.
+
+    ``kept`` are those the implementation may keep by a choice the format allows; ``longest``
+    bounds each listed description, whatever was kept.
+    """
     with examples.fresh() as context:
         for folder, data in skills.items():
             context.world.skill_file_bytes(folder, data)
-        listed = sorted(entry.name for entry in context.start().list_skills())
+        listing = list(context.start().list_skills())
+    listed = sorted(entry.name for entry in listing)
     expect(
-        listed == sorted(wanted),
+        wanted <= set(listed) <= wanted | kept and len(set(listed)) == len(listed),
         "the skills listed are not those the clause's rule lets load",
-        expected=f"exactly {sorted(wanted)}",
+        expected=f"exactly {sorted(wanted)}"
+        + (f", and any of {sorted(kept)} kept by the implementation's choice" if kept else ""),
         observed=f"listed {listed}",
     )
+    for entry in listing:
+        expect(
+            longest is None or len(entry.description) <= longest,
+            f"the catalogue carries the description of {entry.name!r} whole",
+            expected=f"at most {longest} characters",
+            observed=f"{len(entry.description):,} characters",
+        )
+
+
+def _keeps_long(examples: Examples) -> bool:
+    """Whether the implementation may keep names and descriptions past the format's lengths."""
+    return Ability.LENGTH_LIMITS in examples.implementation.unsupported
 
 
 # Lowercase letters, digits and hyphens mostly; now and then a character the rule refuses.
@@ -71,9 +96,16 @@ def _names(min_size: int, max_size: int) -> st.SearchStrategy[str]:
 
 
 def _check_names(examples: Examples, names: Sequence[str]) -> None:
-    """Each name in a folder of its own name: exactly the valid ones load."""
+    """Each name in a folder of its own name: exactly the valid ones load.
+
+    An implementation keeping over-long names (no ``length-limits``) may list those too.
+    """
     skills = {name: _skill_file({"name": name, "description": "Drawn."}) for name in names}
-    _check_listed(examples, skills, {name for name in names if valid_name(name)})
+    wanted = {name for name in names if valid_name(name)}
+    kept: set[str] = set()
+    if _keeps_long(examples):
+        kept = {name for name in names if valid_name(name[:MAX_NAME]) and name not in wanted}
+    _check_listed(examples, skills, wanted, kept)
 
 
 def _show_names(names: Sequence[str]) -> str:
@@ -153,7 +185,12 @@ def _check_descriptions(examples: Examples, descriptions: Sequence[str]) -> None
     wanted = {
         f"skill-{i}" for i, description in enumerate(descriptions) if valid_description(description)
     }
-    _check_listed(examples, skills, wanted)
+    if not _keeps_long(examples):
+        _check_listed(examples, skills, wanted)
+        return
+    # Kept past 1024 characters by the implementation's choice, never handed over whole.
+    kept = {f"skill-{i}" for i in range(len(descriptions))} - wanted
+    _check_listed(examples, skills, wanted, kept, longest=MAX_DESCRIPTION)
 
 
 def _show_descriptions(descriptions: Sequence[str]) -> str:
