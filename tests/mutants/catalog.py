@@ -1088,6 +1088,12 @@ MUTANTS = (
         extra=True,
     ),
     Mutant(
+        _P + "KeepsDescriptionsJustPastTheLimitMutant",
+        SL_DESCRIPTION,
+        _ids(SL_DESCRIPTION, "loading-description-length-holds-over-its-domain"),
+        extra=True,
+    ),
+    Mutant(
         _P + "StripsArgumentsMutant",
         ST_ARGS,
         _ids(ST_ARGS, "tools-args-split-holds-over-its-domain"),

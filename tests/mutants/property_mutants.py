@@ -9,17 +9,19 @@ point scenarios of the same clauses pass against it (tests/mutants/test_property
 from __future__ import annotations
 
 import codecs
+import dataclasses
 import re
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from skill_conformance.port import Ability
 from skill_conformance.reference import frontmatter, loader
 from skill_conformance.reference.loader import LoadResult, load_skills
 from skill_conformance.reference.manager import SkillManagerCap
 from skill_conformance.reference.references import read_reference
 from skill_conformance.reference.skill import Skill
 from skill_conformance.reference.substitution import substitute_arguments
-from tests.mutants.base import mutant, swapping
+from tests.mutants.base import choosing_otherwise, mutant, swapping
 from tests.mutants.clause_mutants import _ONE_OR_MORE, _substituting, _substituting_provider
 
 _WITH_UNDERSCORES = re.compile(r"[a-z0-9_]+(?:-[a-z0-9_]+)*")
@@ -184,3 +186,25 @@ def _with_sub_skills(skills_dir: Path) -> LoadResult:
 ReadsSubSkillsMutant = mutant("ReadsSubSkillsMutant", loader=_with_sub_skills)
 """Reads each folder directly inside a skill that holds a SKILL.md as a skill of its own, as loaders
 taking a skill's subfolders for bundled sub-skills do: a template one folder down loads."""
+
+
+_KEEPING = swapping((loader, "MAX_DESCRIPTION_LENGTH", 10**9))
+
+
+def _shortening_only_long_descriptions(skills_dir: Path) -> LoadResult:
+    result = _KEEPING(skills_dir)
+    for name, skill in result.skills.items():
+        if len(skill.description) > 2 * loader.MAX_DESCRIPTION_LENGTH:
+            result.skills[name] = dataclasses.replace(
+                skill, description=skill.description[: loader.MAX_DESCRIPTION_LENGTH]
+            )
+    return result
+
+
+KeepsDescriptionsJustPastTheLimitMutant = choosing_otherwise(
+    mutant("KeepsDescriptionsJustPastTheLimitMutant", loader=_shortening_only_long_descriptions),
+    Ability.LENGTH_LIMITS,
+)
+"""Keeps over-long descriptions, as the format's guidance lets it (no ``length-limits``), and
+shortens for the catalogue only those past twice the limit: a description of 1025 to 2048
+characters reaches every agent's context whole."""
