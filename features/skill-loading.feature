@@ -936,9 +936,10 @@ Feature: skill-loading
     and loaders that accept a repeated key disagree on which one wins, so two readers of the same file
     would see two different skills. PyYAML, and the loaders built on it, keep the last value instead,
     which the format does not forbid; refusing is needed only of implementations that do it
-    (`duplicate-keys`).
+    (`duplicate-keys`). [loading.duplicate-keys.either] Whichever it does, an implementation SHALL keep
+    every other skill loading, and a skill it keeps SHALL have one of the values written for the key.
 
-    @id:a-frontmatter-with-a-key-written-twice-shall-be-refused.a-key-written-twice-is-refused @added-by:skill-conformance @clause:loading.duplicate-keys.refused
+    @id:a-frontmatter-with-a-key-written-twice-shall-be-refused.a-key-written-twice-is-refused @added-by:skill-conformance @clause:loading.duplicate-keys.refused @clause:loading.duplicate-keys.either
     Scenario: A key written twice is refused
       Given a skill `healthy`
       And a skill folder `twice` whose `SKILL.md` reads
@@ -955,7 +956,7 @@ Feature: skill-loading
       And the skill `twice` is either not listed or listed with the description `The first description.` or `The second description.`
       And the skill `healthy` still loads
 
-    @id:a-frontmatter-with-a-key-written-twice-shall-be-refused.a-key-written-twice-inside-a-field-is-refused @added-by:skill-conformance @clause:loading.duplicate-keys.refused
+    @id:a-frontmatter-with-a-key-written-twice-shall-be-refused.a-key-written-twice-inside-a-field-is-refused @added-by:skill-conformance @clause:loading.duplicate-keys.refused @clause:loading.duplicate-keys.either
     Scenario: A key written twice inside a field is refused
       Given a skill `healthy`
       And a skill folder `nested` whose `SKILL.md` reads
