@@ -129,7 +129,7 @@ class _Actor:
     def __init__(self) -> None:
         self._loop = asyncio.new_event_loop()
         self._deadline: asyncio.Timeout | None = None
-        self._held = False  # a call given up on still holds the loop's thread
+        self._abandoned: concurrent.futures.Future[Any] | None = None  # the last call given up on
         self._queue: asyncio.Queue[tuple[Awaitable[Any], concurrent.futures.Future[Any], float]]
         ready = threading.Event()
         self._thread = threading.Thread(
@@ -201,7 +201,8 @@ class _Actor:
         try:
             # Behind a call that still holds the loop's thread, the work seen is that call's: a
             # later call cannot even begin, so it is given its bound alone.
-            return self._watch(future, Progress(timeout, patient=not self._held), tripwire)
+            patient = self._abandoned is None or self._abandoned.done()
+            return self._watch(future, Progress(timeout, patient=patient), tripwire)
         except (_Raised, _Timeout, _Tripped, _Overran):
             raise
         except BaseException:
@@ -231,7 +232,7 @@ class _Actor:
                 try:  # the loop cancels it, unless the implementation holds the loop's thread
                     return future.result(_GRACE)
                 except concurrent.futures.TimeoutError:
-                    self._held = True
+                    self._abandoned = future  # still holding the loop's thread
                     raise _Overran(how) from None
                 except _Timeout:
                     raise _Overran(how) from None
